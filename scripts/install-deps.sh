@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Temper needs, and only those that are missing.
+# Usage: scripts/install-deps.sh [--bench]
+#   --bench  also the libraries the benchmarks compare against (oneDNN, OpenBLAS).
+set -euo pipefail
+
+packages=(
+  build-essential cmake
+  llvm-19-dev            # codegen: LLVM IR, ORC JIT, object emission
+  libgomp1               # GCC's OpenMP runtime (parallel loops)
+  libboost-program-options-dev
+  libgtest-dev
+  libeigen3-dev          # fast reference in tests
+  nlohmann-json3-dev     # traces and config as JSON
+  zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev libtinfo-dev  # LLVM's link deps
+)
+if [[ "${1:-}" == "--bench" ]]; then
+  packages+=(libdnnl-dev libopenblas-dev)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
