@@ -210,7 +210,8 @@ Expr let(Var v, Expr value, Expr body) {
 
 namespace {
 void check_indices(const Buffer& b, const std::vector<Expr>& indices, const char* what) {
-  if (static_cast<int>(indices.size()) != b.ndim()) {
+  // One index is also accepted: a flat element offset (the form after flatten_buffers).
+  if (static_cast<int>(indices.size()) != b.ndim() && indices.size() != 1) {
     throw UserError(str(what, " of ", b->name, " has ", indices.size(), " indices but the buffer has ", b.ndim(),
                         " dimensions"));
   }

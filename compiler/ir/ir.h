@@ -8,7 +8,9 @@
 //   Vars are bound by For (loop variable), LetStmt/Let, and Block (iteration variables).
 // - Buffers are multi-dimensional, row-major, identified by address. A PrimFunc's
 //   parameters are buffers; Allocate and Block::alloc_buffers introduce the others.
-//   After flatten_buffers every buffer access has exactly one index.
+//   After flatten_buffers every buffer access has exactly one index, the row-major
+//   element offset; the buffers themselves (and so the PrimFunc's parameters) keep
+//   their shapes, which the calling convention checks arguments against.
 // - A Block is a unit of computation with named iteration variables (spatial or reduce)
 //   over domains; its BlockRealize binds them to expressions of the enclosing loops.
 //   A reduction block has an init statement, run before the first reduction step for
