@@ -162,7 +162,7 @@ class Printer {
       v << std::setprecision(9) << op->value;
       if (v.str().find_first_of(".e") == std::string::npos) v << ".0";
     }
-    if (op->dtype == DataType::float32()) {
+    if (op->dtype == DataType::float32() && !std::isinf(op->value)) {
       os_ << v.str() << "f";
     } else {
       os_ << op->dtype << "(" << v.str() << ")";

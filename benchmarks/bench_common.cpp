@@ -1,0 +1,38 @@
+#include "benchmarks/bench_common.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+
+namespace temper::bench {
+
+double wait_for_idle_cpu(double max_wait_s) {
+  double cores = std::thread::hardware_concurrency();
+  auto start = std::chrono::steady_clock::now();
+  double load = 0;
+  while (true) {
+    std::ifstream f("/proc/loadavg");
+    f >> load;
+    double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!f || load < cores - 0.5 || waited > max_wait_s) return load;
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+std::string ensure_openblas_coretype(char** argv) {
+  if (const char* v = std::getenv("OPENBLAS_CORETYPE")) return v;
+  const char* type = __builtin_cpu_supports("avx512f") ? "SkylakeX" : "Haswell";
+  setenv("OPENBLAS_CORETYPE", type, 1);
+  std::fprintf(stderr, "note: setting OPENBLAS_CORETYPE=%s (Debian's OpenBLAS 0.3.21 does not recognise this CPU)\n",
+               type);
+  execv("/proc/self/exe", argv);
+  std::perror("re-executing with OPENBLAS_CORETYPE set");  // only reached if execv failed
+  return type;
+}
+
+}  // namespace temper::bench

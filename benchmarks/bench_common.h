@@ -1,0 +1,22 @@
+// Helpers shared by the benchmarks: a wait for an idle CPU (the machines are shared) and
+// the choice of OpenBLAS core type. Timing itself is compiler/runtime/timer.h's.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace temper::bench {
+
+// Waits (up to max_wait_s) until the 1-minute load average falls below the core count
+// minus a half, so another process's burst does not land in the figures. Returns the
+// load seen last.
+double wait_for_idle_cpu(double max_wait_s = 30);
+
+// Debian's OpenBLAS 0.3.21 does not recognise recent Xeons and silently runs SSE3
+// kernels; it reads OPENBLAS_CORETYPE once when loaded. If the variable is unset, sets it
+// (SkylakeX on AVX-512 machines, Haswell on AVX2) and re-executes the program, so that
+// the figures are OpenBLAS's real ones. Returns the value in force.
+std::string ensure_openblas_coretype(char** argv);
+
+}  // namespace temper::bench

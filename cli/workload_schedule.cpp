@@ -1,0 +1,59 @@
+#include "cli/workload_schedule.h"
+
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "compiler/ops/cpu_schedules.h"
+
+namespace po = boost::program_options;
+
+namespace temper::cli {
+
+void add_schedule_options(po::options_description& desc, ScheduleChoice& choice) {
+  desc.add_options()
+      ("trace", po::value(&choice.trace_file), "replay the schedule trace (JSON) in this file")
+      ("schedule", po::value(&choice.schedule)->default_value("default"),
+       "without --trace: 'naive' (the loop nest as defined) or 'default' (the op's hand-written CPU schedule)");
+}
+
+Schedule make_schedule(const ops::OpInstance& op, const ScheduleChoice& choice) {
+  if (!choice.trace_file.empty()) {
+    std::ifstream in(choice.trace_file);
+    if (!in) throw UserError(str("cannot read trace file '", choice.trace_file, "'"));
+    nlohmann::json json;
+    try {
+      json = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+      throw UserError(str("trace file '", choice.trace_file, "' is not valid JSON: ", e.what()));
+    }
+    return Trace::from_json(json).replay(op.func);
+  }
+  if (choice.schedule == "naive") return Schedule(op.func);
+  if (choice.schedule == "default") return ops::schedule_cpu_default(op);
+  throw UserError(str("unknown --schedule '", choice.schedule, "': use naive or default (or --trace FILE)"));
+}
+
+bool parse_command_line(const std::vector<std::string>& args, const std::string& usage, po::options_description& desc,
+                        std::string& workload) {
+  desc.add_options()("help,h", "show this help");
+  po::options_description all;
+  all.add(desc).add_options()("workload", po::value(&workload));
+  po::positional_options_description positional;
+  positional.add("workload", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    if (vm.count("help")) {
+      std::cout << usage << "\n" << desc << "\n";
+      return false;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UserError(str(e.what(), "\n", usage, " (see --help)"));
+  }
+  if (workload.empty()) throw UserError(str("missing WORKLOAD\n", usage, " (see --help)"));
+  return true;
+}
+
+}  // namespace temper::cli

@@ -1,0 +1,29 @@
+// build(): the one path from scheduled PrimFuncs to callable code: lower each function
+// (compiler/lower/lower.h), then hand the lowered functions to the target's backend.
+// The CLI, the tests and the benchmarks all compile through here.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+#include "compiler/lower/lower.h"
+#include "compiler/runtime/module.h"
+#include "compiler/target/target.h"
+
+namespace temper {
+
+struct BuildResult {
+  std::unique_ptr<Module> module;
+  std::vector<PrimFunc> lowered;
+  double lower_seconds = 0;    // lowering all functions
+  double codegen_seconds = 0;  // backend: LLVM optimisation + JIT, or the C compiler
+};
+
+BuildResult build(const std::vector<PrimFunc>& scheduled, const Target& target, const LowerOptions& options = {});
+
+// What `temper show --emit` prints: "ir" (as scheduled), "lowered", "c", "llvm", "asm".
+std::string emit(const std::vector<PrimFunc>& scheduled, const Target& target, const std::string& what);
+
+}  // namespace temper

@@ -1,0 +1,202 @@
+#include "compiler/lower/compact_buffers.h"
+
+#include <unordered_set>
+
+#include "compiler/ir/functor.h"
+#include "compiler/lower/analyzer.h"
+#include "compiler/lower/deep_equal.h"
+#include "compiler/lower/linear_sum.h"
+
+namespace temper {
+namespace {
+
+// One index of one access: offset (over outer variables only) + a value in inner.
+struct IndexPart {
+  Expr offset;
+  Interval inner;
+  Interval relaxed;  // bounds of the whole index with every variable over its range
+};
+
+// Collects, per dimension, the parts of every index of one buffer under an allocation.
+class AccessCollector : public IRVisitor {
+ public:
+  AccessCollector(Analyzer& analyzer, const Buffer& buffer)
+      : analyzer_(analyzer), buffer_(buffer), dims_(buffer.ndim()) {}
+  using IRVisitor::visit;
+
+  bool flat_access = false;
+  const std::vector<std::vector<IndexPart>>& dims() const { return dims_; }
+
+ protected:
+  void visit(const ForNode* op) override {
+    visit_field(op->min);
+    visit_field(op->extent);
+    Analyzer::Scope scope(analyzer_);
+    analyzer_.bind(op->loop_var, Range{op->min, op->extent});
+    inner_.insert(op->loop_var.get());
+    visit(op->body);
+  }
+  void visit(const LetStmtNode* op) override {
+    visit(op->value);
+    analyzer_.bind(op->var, analyzer_.bounds(op->value));
+    inner_.insert(op->var.get());
+    visit(op->body);
+  }
+  void visit(const LetNode* op) override {
+    inner_.insert(op->var.get());
+    IRVisitor::visit(op);
+  }
+  void visit(const BufferLoadNode* op) override {
+    record(op->buffer, op->indices);
+    IRVisitor::visit(op);
+  }
+  void visit(const BufferStoreNode* op) override {
+    record(op->buffer, op->indices);
+    IRVisitor::visit(op);
+  }
+
+ private:
+  Analyzer& analyzer_;
+  Buffer buffer_;
+  std::vector<std::vector<IndexPart>> dims_;
+  std::unordered_set<const VarNode*> inner_;
+
+  void record(const Buffer& b, const std::vector<Expr>& indices) {
+    if (!b.same_as(buffer_)) return;
+    if (static_cast<int>(indices.size()) != buffer_.ndim()) {
+      flat_access = true;
+      return;
+    }
+    for (size_t d = 0; d < indices.size(); ++d) dims_[d].push_back(split(indices[d]));
+  }
+
+  // Whether e has one value throughout the allocation: no variable bound inside it,
+  // and no load or call (the body may write what a load reads).
+  bool is_invariant(const Expr& e) const {
+    bool invariant = true;
+    post_order_visit(e, [&](const Node* n) {
+      if (n->kind == NodeKind::BufferLoad || n->kind == NodeKind::Call) invariant = false;
+      if (n->kind == NodeKind::Var && inner_.count(static_cast<const VarNode*>(n))) invariant = false;
+    });
+    return invariant;
+  }
+
+  IndexPart split(const Expr& index) {
+    Interval relaxed = analyzer_.bounds(index);
+    std::optional<LinearSum> s = to_linear_sum(index);
+    if (!s) return {make_const(index.dtype(), int64_t{0}), relaxed, relaxed};
+    LinearSum outer{s->dtype, {}, 0};
+    LinearSum inner{s->dtype, {}, s->constant};
+    for (const LinearSum::Term& t : s->terms) {
+      (is_invariant(t.atom) ? outer : inner).terms.push_back(t);
+    }
+    Expr offset = from_linear_sum(outer);
+    if (!offset.defined()) return {make_const(index.dtype(), int64_t{0}), relaxed, relaxed};
+    return {offset, linear_sum_bounds(inner, analyzer_), relaxed};
+  }
+};
+
+struct DimRegion {
+  Expr min;
+  Expr extent;
+};
+
+// The region of one dimension covering all parts, or nullopt when unbounded.
+std::optional<DimRegion> region_of(const std::vector<IndexPart>& parts) {
+  bool same_offset = true;
+  for (const IndexPart& p : parts) same_offset = same_offset && deep_equal(p.offset, parts[0].offset);
+  Interval r = same_offset ? parts[0].inner : parts[0].relaxed;
+  for (const IndexPart& p : parts) r = interval_union(r, same_offset ? p.inner : p.relaxed);
+  if (!r.is_bounded() || r.max < r.min) return std::nullopt;
+  DataType t = parts[0].offset.dtype();
+  Expr low = make_const(t, r.min);
+  Expr min = same_offset ? (is_zero(parts[0].offset) ? low : parts[0].offset + low) : low;
+  return DimRegion{min, make_const(t, r.max - r.min + 1)};
+}
+
+class BufferCompactor : public IRMutator {
+ public:
+  using IRMutator::visit;
+
+  Stmt visit(const ForNode* op, const Stmt& self) override {
+    Analyzer::Scope scope(analyzer_);
+    analyzer_.bind(op->loop_var, Range{op->min, op->extent});
+    return IRMutator::visit(op, self);
+  }
+  Stmt visit(const LetStmtNode* op, const Stmt& self) override {
+    analyzer_.bind(op->var, analyzer_.bounds(op->value));
+    return IRMutator::visit(op, self);
+  }
+
+  Stmt visit(const AllocateNode* op, const Stmt& self) override {
+    Stmt body = mutate(op->body);
+    const Buffer& buffer = op->buffer;
+    AccessCollector collector(analyzer_, buffer);
+    collector.visit(body);
+    if (collector.flat_access || collector.dims().empty() || collector.dims()[0].empty()) {
+      return body.same_as(op->body) ? self : allocate(buffer, body);
+    }
+    std::vector<Expr> shape = buffer->shape;
+    std::vector<Expr> offsets;
+    bool changed = false;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      std::optional<DimRegion> r = region_of(collector.dims()[d]);
+      bool smaller = r && r->extent.dtype() == shape[d].dtype() &&
+                     (!as_const_int(shape[d]) || *as_const_int(r->extent) < *as_const_int(shape[d]));
+      if (smaller) {
+        shape[d] = r->extent;
+        offsets.push_back(r->min);
+        changed = true;
+      } else {
+        offsets.push_back(make_const(shape[d].dtype(), int64_t{0}));
+      }
+    }
+    if (!changed) return body.same_as(op->body) ? self : allocate(buffer, body);
+    Buffer compact = buffer.with_shape(shape);
+    return allocate(compact, AccessRemapper(buffer, compact, offsets, analyzer_).mutate(body));
+  }
+
+ private:
+  Analyzer analyzer_;
+
+  class AccessRemapper : public IRMutator {
+   public:
+    AccessRemapper(Buffer from, Buffer to, std::vector<Expr> offsets, Analyzer& analyzer)
+        : from_(std::move(from)), to_(std::move(to)), offsets_(std::move(offsets)), analyzer_(analyzer) {}
+    using IRMutator::visit;
+
+    Expr visit(const BufferLoadNode* op, const Expr& self) override {
+      Expr e = IRMutator::visit(op, self);
+      auto* load_op = e.as<BufferLoadNode>();
+      if (!load_op->buffer.same_as(from_)) return e;
+      return load(to_, shifted(load_op->indices));
+    }
+    Stmt visit(const BufferStoreNode* op, const Stmt& self) override {
+      Stmt s = IRMutator::visit(op, self);
+      auto* store_op = s.as<BufferStoreNode>();
+      if (!store_op->buffer.same_as(from_)) return s;
+      return store(to_, store_op->value, shifted(store_op->indices));
+    }
+
+   private:
+    Buffer from_, to_;
+    std::vector<Expr> offsets_;
+    Analyzer& analyzer_;
+
+    std::vector<Expr> shifted(const std::vector<Expr>& indices) {
+      std::vector<Expr> out;
+      for (size_t d = 0; d < indices.size(); ++d) {
+        out.push_back(is_zero(offsets_[d]) ? indices[d] : analyzer_.simplify(indices[d] - offsets_[d]));
+      }
+      return out;
+    }
+  };
+};
+
+}  // namespace
+
+PrimFunc compact_buffers(const PrimFunc& f) {
+  return BufferCompactor().mutate(f);
+}
+
+}  // namespace temper

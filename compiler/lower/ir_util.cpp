@@ -1,0 +1,49 @@
+#include "compiler/lower/ir_util.h"
+
+namespace temper {
+
+std::pair<Expr, Expr> binary_operands(const Expr& e) {
+  std::pair<Expr, Expr> r;
+  dispatch(e.get(), [&](const auto* op) {
+    if constexpr (requires {
+                    op->a;
+                    op->b;
+                  })
+      r = {op->a, op->b};
+  });
+  return r;
+}
+
+namespace {
+void collect_conjuncts(const Expr& e, std::vector<Expr>& out) {
+  if (auto* op = e.as<AndNode>()) {
+    collect_conjuncts(op->a, out);
+    collect_conjuncts(op->b, out);
+  } else {
+    out.push_back(e);
+  }
+}
+}  // namespace
+
+std::vector<Expr> split_conjuncts(const Expr& e) {
+  std::vector<Expr> out;
+  collect_conjuncts(e, out);
+  return out;
+}
+
+bool is_const_value(const Expr& e, int64_t v) {
+  if (auto* b = e.as<BroadcastNode>()) return is_const_value(b->value, v);
+  if (auto* f = e.as<FloatImmNode>()) return f->value == static_cast<double>(v);
+  return is_const_int(e, v);
+}
+
+Stmt no_op() {
+  return evaluate(make_const(DataType::int32(), int64_t{0}));
+}
+
+bool is_no_op(const Stmt& s) {
+  auto* e = s.as<EvaluateNode>();
+  return e && (e->value.as<IntImmNode>() || e->value.as<FloatImmNode>());
+}
+
+}  // namespace temper

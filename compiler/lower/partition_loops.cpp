@@ -1,0 +1,200 @@
+#include "compiler/lower/partition_loops.h"
+
+#include <unordered_set>
+
+#include "compiler/ir/functor.h"
+#include "compiler/lower/analyzer.h"
+#include "compiler/lower/int_math.h"
+#include "compiler/lower/ir_util.h"
+#include "compiler/lower/linear_sum.h"
+#include "compiler/lower/substitute.h"
+
+namespace temper {
+namespace {
+
+Expr conjunction(const std::vector<Expr>& parts) {
+  Expr r;
+  for (const Expr& p : parts) r = r.defined() ? (r && p) : p;
+  return r;
+}
+
+int64_t ceildiv(int64_t a, int64_t b) {
+  return -floordiv_i64(-a, b);
+}
+
+// A guard of the loop: the `if` node, which conjunct, and the range of the loop
+// variable in which the conjunct holds for every inner iteration.
+struct Guard {
+  const IfThenElseNode* node = nullptr;
+  size_t conjunct = 0;
+  int64_t lo = Interval::kNegInf;
+  int64_t hi = Interval::kPosInf;
+};
+
+// Finds the first guard in a loop body that splits the loop's range [min, max].
+class GuardFinder : public IRVisitor {
+ public:
+  GuardFinder(Analyzer& analyzer, const Var& loop_var, int64_t min, int64_t max)
+      : analyzer_(analyzer), v_(loop_var), min_(min), max_(max) {}
+  using IRVisitor::visit;
+  std::optional<Guard> found;
+
+  void visit(const Stmt& s) override {
+    if (!found) IRVisitor::visit(s);
+  }
+
+ protected:
+  void visit(const ForNode* op) override {
+    Analyzer::Scope scope(analyzer_);
+    analyzer_.bind(op->loop_var, Range{op->min, op->extent});
+    inner_.insert(op->loop_var.get());
+    visit(op->body);
+  }
+  void visit(const LetStmtNode* op) override {
+    analyzer_.bind(op->var, analyzer_.bounds(op->value));
+    inner_.insert(op->var.get());
+    visit(op->body);
+  }
+  void visit(const IfThenElseNode* op) override {
+    std::vector<Expr> parts = split_conjuncts(op->condition);
+    for (size_t i = 0; i < parts.size() && !found; ++i) {
+      if (std::optional<Guard> g = range_where_true(parts[i]); g && g->lo <= g->hi && (g->lo > min_ || g->hi < max_)) {
+        g->node = op;
+        g->conjunct = i;
+        found = g;
+      }
+    }
+    IRVisitor::visit(op);
+  }
+
+ private:
+  Analyzer& analyzer_;
+  Var v_;
+  int64_t min_, max_;
+  std::unordered_set<const VarNode*> inner_;
+
+  // The range of v (within [min, max]) where `cond` holds for every value of the rest.
+  std::optional<Guard> range_where_true(const Expr& cond) {
+    NodeKind kind = cond.kind();
+    if (kind != NodeKind::LT && kind != NodeKind::LE && kind != NodeKind::GT && kind != NodeKind::GE) return {};
+    auto [a, b] = binary_operands(cond);
+    std::optional<LinearSum> d = linear_difference(a, b);  // cond is `d OP 0`
+    if (!d) return {};
+    int64_t coeff = 0;
+    LinearSum rest{d->dtype, {}, d->constant};
+    for (const LinearSum::Term& t : d->terms) {
+      if (t.atom.get() == v_.get()) {
+        coeff = t.coeff;
+      } else {
+        rest.terms.push_back(t);
+      }
+    }
+    if (coeff == 0) return {};
+    // The rest may vary with the loops inside, but not with v or with outer loops,
+    // whose other iterations the split does not see.
+    for (const LinearSum::Term& t : rest.terms) {
+      bool depends_outside = uses_var_if(t.atom, [&](const VarNode* x) {
+        return x == v_.get() || (!inner_.count(x) && !analyzer_.var_bounds(x).is_point());
+      });
+      if (depends_outside) return {};
+    }
+    Interval r = linear_sum_bounds(rest, analyzer_);
+    if (!r.is_bounded()) return {};
+    // coeff*v + r OP 0 for all r: an upper bound on coeff*v (LT, LE) or a lower one.
+    bool upper = kind == NodeKind::LT || kind == NodeKind::LE;
+    int64_t bound = kind == NodeKind::LT   ? -r.max - 1
+                    : kind == NodeKind::LE ? -r.max
+                    : kind == NodeKind::GT ? -r.min + 1
+                                           : -r.min;
+    Guard g{nullptr, 0, min_, max_};
+    // coeff*v <= bound, or coeff*v >= bound; dividing by a negative coeff flips it.
+    if (coeff < 0) {
+      upper = !upper;
+      coeff = -coeff;
+      bound = -bound;
+    }
+    if (upper) {
+      g.hi = std::min(max_, floordiv_i64(bound, coeff));
+    } else {
+      g.lo = std::max(min_, ceildiv(bound, coeff));
+    }
+    return g;
+  }
+};
+
+// The statement with one conjunct of one `if` known to be true.
+class GuardRemover : public IRMutator {
+ public:
+  explicit GuardRemover(const Guard& g) : guard_(g) {}
+  using IRMutator::visit;
+
+  Stmt visit(const IfThenElseNode* op, const Stmt& self) override {
+    if (op != guard_.node) return IRMutator::visit(op, self);
+    std::vector<Expr> parts = split_conjuncts(op->condition);
+    parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(guard_.conjunct));
+    if (parts.empty()) return op->then_case;
+    return if_then_else(conjunction(parts), op->then_case, op->else_case);
+  }
+
+ private:
+  const Guard& guard_;
+};
+
+class LoopPartitioner : public IRMutator {
+ public:
+  using IRMutator::visit;
+
+  Stmt visit(const ForNode* op, const Stmt& self) override {
+    const int64_t* min = as_const_int(op->min);
+    const int64_t* extent = as_const_int(op->extent);
+    if (min && extent && *extent > 1 && op->for_kind != ForKind::ThreadBinding) {
+      if (std::optional<Stmt> split = partition(op, *min, *min + *extent - 1)) return *split;
+    }
+    Analyzer::Scope scope(analyzer_);
+    analyzer_.bind(op->loop_var, Range{op->min, op->extent});
+    return IRMutator::visit(op, self);
+  }
+
+  Stmt visit(const LetStmtNode* op, const Stmt& self) override {
+    analyzer_.bind(op->var, analyzer_.bounds(op->value));
+    return IRMutator::visit(op, self);
+  }
+
+ private:
+  Analyzer analyzer_;
+
+  std::optional<Stmt> partition(const ForNode* op, int64_t min, int64_t max) {
+    std::optional<Guard> guard;
+    {
+      Analyzer::Scope scope(analyzer_);
+      analyzer_.bind(op->loop_var, Interval{min, max});
+      GuardFinder finder(analyzer_, op->loop_var, min, max);
+      finder.visit(op->body);
+      guard = finder.found;
+    }
+    if (!guard) return std::nullopt;
+    std::vector<Stmt> parts;
+    if (guard->lo > min) parts.push_back(mutate(piece(op, op->body, min, guard->lo - 1, true)));
+    Stmt main_body = GuardRemover(*guard).mutate(op->body);
+    parts.push_back(mutate(piece(op, main_body, guard->lo, guard->hi, false)));
+    if (guard->hi < max) parts.push_back(mutate(piece(op, op->body, guard->hi + 1, max, true)));
+    return seq(parts);
+  }
+
+  // The loop over [lo, hi] with this body; remainders get a fresh loop variable so
+  // that every loop binds its own.
+  static Stmt piece(const ForNode* op, const Stmt& body, int64_t lo, int64_t hi, bool fresh_var) {
+    DataType t = op->loop_var.dtype();
+    Var v = fresh_var ? Var(op->loop_var->name, t) : op->loop_var;
+    Stmt b = fresh_var ? substitute(body, {{op->loop_var.get(), v}}) : body;
+    return make_for(v, make_const(t, lo), make_const(t, hi - lo + 1), op->for_kind, b, op->thread_tag, op->annotations);
+  }
+};
+
+}  // namespace
+
+PrimFunc partition_loops(const PrimFunc& f) {
+  return LoopPartitioner().mutate(f);
+}
+
+}  // namespace temper

@@ -1,0 +1,275 @@
+#include "compiler/ops/cpu_schedules.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "compiler/ir/functor.h"
+
+namespace temper::ops {
+namespace {
+
+// What the rules need to know about a block, read off the current program.
+struct BlockInfo {
+  std::string name;
+  bool is_reduction = false;
+  bool writes_param = false;
+  Buffer output;
+  std::vector<std::string> consumers;  // blocks that read `output`
+  // Per loop around the block (outermost first): does it bind a reduction variable?
+  std::vector<bool> loop_is_reduce;
+};
+
+std::vector<BlockInfo> collect_blocks(const PrimFunc& f) {
+  std::vector<BlockInfo> blocks;
+  std::vector<const ForNode*> loops;
+  // Walks the program keeping the stack of enclosing loops.
+  std::function<void(const Stmt&)> walk = [&](const Stmt& s) {
+    if (!s.defined()) return;
+    if (auto* loop = s.as<ForNode>()) {
+      loops.push_back(loop);
+      walk(loop->body);
+      loops.pop_back();
+    } else if (auto* sq = s.as<SeqStmtNode>()) {
+      for (const Stmt& x : sq->seq) walk(x);
+    } else if (auto* a = s.as<AllocateNode>()) {
+      walk(a->body);
+    } else if (auto* l = s.as<LetStmtNode>()) {
+      walk(l->body);
+    } else if (auto* i = s.as<IfThenElseNode>()) {
+      walk(i->then_case);
+      walk(i->else_case);
+    } else if (auto* r = s.as<BlockRealizeNode>()) {
+      auto* b = r->block.as<BlockNode>();
+      BlockInfo info;
+      info.name = b->name;
+      info.is_reduction = b->init.defined();
+      if (!b->writes.empty()) info.output = b->writes[0].buffer;
+      for (const Buffer& p : f.params) info.writes_param |= p.same_as(info.output);
+      for (const ForNode* loop : loops) {
+        bool reduce = false;
+        for (size_t v = 0; v < b->iter_vars.size(); ++v) {
+          if (b->iter_vars[v].kind != IterKind::Reduce) continue;
+          post_order_visit(r->iter_values[v], [&](const Node* n) { reduce |= n == loop->loop_var.get(); });
+        }
+        info.loop_is_reduce.push_back(reduce);
+      }
+      blocks.push_back(info);
+      walk(b->body);
+    }
+  };
+  walk(f.body);
+  // Consumers: blocks whose read regions include another block's output.
+  post_order_visit(f.body, [&](const Node* n) {
+    if (n->kind != NodeKind::Block) return;
+    auto* b = static_cast<const BlockNode*>(n);
+    for (const BufferRegion& r : b->reads) {
+      for (BlockInfo& p : blocks) {
+        if (p.output.defined() && p.output.same_as(r.buffer) && p.name != b->name) p.consumers.push_back(b->name);
+      }
+    }
+  });
+  return blocks;
+}
+
+BlockInfo block_info(const Schedule& s, const std::string& name) {
+  for (BlockInfo& b : collect_blocks(s.func())) {
+    if (b.name == name) return b;
+  }
+  TEMPER_CHECK(false, "no block ", name);
+  return {};
+}
+
+int num_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+// Runs one schedule step; an illegal step leaves the schedule unchanged and is skipped.
+template <typename Fn>
+bool try_step(Fn&& fn) {
+  try {
+    fn();
+    return true;
+  } catch (const ScheduleError&) {
+    return false;
+  }
+}
+
+int64_t loop_extent(const Schedule& s, LoopRV l) {
+  const int64_t* c = as_const_int(s.loop(l)->extent);
+  return c ? *c : -1;
+}
+
+// The largest of 16, 8, 4 that divides extent, or 0.
+int vector_width_for(int64_t extent) {
+  for (int w : {16, 8, 4}) {
+    if (extent % w == 0) return w;
+  }
+  return 0;
+}
+
+// Vectorizes the block's innermost spatial loop: moved inside any reduction loops below
+// it, split by a vector width that divides it.
+void vectorize_innermost_spatial(Schedule& s, BlockRV block) {
+  BlockInfo info = block_info(s, s.block_name(block));
+  std::vector<LoopRV> loops = s.get_loops(block);
+  int inner = -1;
+  for (int l = static_cast<int>(loops.size()) - 1; l >= 0; --l) {
+    if (!info.loop_is_reduce[l]) {
+      inner = l;
+      break;
+    }
+  }
+  if (inner < 0) return;
+  int width = vector_width_for(loop_extent(s, loops[inner]));
+  if (width == 0) return;
+  if (inner != static_cast<int>(loops.size()) - 1) {
+    std::vector<LoopRV> order(loops.begin() + inner + 1, loops.end());
+    order.push_back(loops[inner]);
+    if (!try_step([&] { s.reorder(order); })) return;
+  }
+  LoopRV v = loops[inner];
+  if (loop_extent(s, v) > width) {
+    std::vector<LoopRV> parts;
+    if (!try_step([&] { parts = s.split(v, {std::nullopt, width}); })) return;
+    v = parts[1];
+  }
+  try_step([&] { s.vectorize(v); });
+}
+
+// Fuses the leading spatial loops until there are a few chunks per thread, and makes the
+// result parallel.
+void parallelize_outer(Schedule& s, BlockRV block) {
+  BlockInfo info = block_info(s, s.block_name(block));
+  std::vector<LoopRV> loops = s.get_loops(block);
+  std::vector<LoopRV> lead;
+  int64_t chunks = 1;
+  for (size_t l = 0; l < loops.size() && !info.loop_is_reduce[l] && chunks < 4 * num_threads(); ++l) {
+    if (l + 1 == loops.size()) break;  // keep the innermost loop for vectorization
+    int64_t e = loop_extent(s, loops[l]);
+    if (e < 0) break;
+    lead.push_back(loops[l]);
+    chunks *= e;
+  }
+  if (lead.empty()) return;
+  LoopRV outer = lead[0];
+  if (lead.size() > 1 && !try_step([&] { outer = s.fuse(lead); })) outer = lead[0];
+  try_step([&] { s.parallel(outer); });
+}
+
+// Blocks in reverse program order: consumers before their producers.
+std::vector<BlockInfo> blocks_outputs_first(const Schedule& s) {
+  std::vector<BlockInfo> blocks = collect_blocks(s.func());
+  std::reverse(blocks.begin(), blocks.end());
+  return blocks;
+}
+
+void inline_padding(Schedule& s) {
+  for (const BlockInfo& b : blocks_outputs_first(s)) {
+    bool is_pad = b.name.size() >= 3 && b.name.compare(b.name.size() - 3, 3, "pad") == 0;
+    if (is_pad && !b.is_reduction && !b.writes_param) try_step([&] { s.compute_inline(s.get_block(b.name)); });
+  }
+}
+
+void apply_tiled(Schedule& s) {
+  for (const BlockInfo& b : blocks_outputs_first(s)) {
+    BlockRV block = s.get_block(b.name);
+    vectorize_innermost_spatial(s, block);
+    parallelize_outer(s, block);
+  }
+}
+
+// The GEMM block of a matmul-family op: the reduction writing the product, and the
+// elementwise epilogue after it, if any.
+bool find_gemm(const Schedule& s, const OpInstance& op, std::string& gemm, std::string& epilogue) {
+  if (op.name != "matmul" && op.name != "batch_matmul" && op.name != "dense") return false;
+  for (const BlockInfo& b : collect_blocks(s.func())) {
+    if (b.is_reduction) gemm = b.name;
+  }
+  for (const BlockInfo& b : collect_blocks(s.func())) {
+    if (b.name != gemm && !b.is_reduction) epilogue = b.name;
+  }
+  return !gemm.empty();
+}
+
+// The first candidate that divides extent; the first candidate (with a tail) if none does.
+int pick_tile(int64_t extent, std::initializer_list<int> candidates) {
+  for (int c : candidates) {
+    if (extent % c == 0) return c;
+  }
+  return *candidates.begin();
+}
+
+}  // namespace
+
+void schedule_gemm_cpu(Schedule& s, BlockRV gemm, int b_read_index, const BlockRV* epilogue, const GemmTiling& t) {
+  BlockRV packed_b = s.cache_read(gemm, b_read_index, "global");
+  BlockRV out = epilogue ? *epilogue : s.cache_write(gemm, 0, "local");
+  std::vector<LoopRV> loops = s.get_loops(gemm);
+  size_t n = loops.size();
+  if (n < 3) throw ScheduleError(str("schedule_gemm_cpu: block ", s.block_name(gemm), " has fewer than 3 loops"));
+  std::vector<LoopRV> outer(loops.begin(), loops.end() - 3);
+  std::vector<LoopRV> i = s.split(loops[n - 3], {std::nullopt, t.mr});
+  std::vector<LoopRV> j = s.split(loops[n - 2], {std::nullopt, t.nr});
+  LoopRV k = loops[n - 1];
+  std::vector<LoopRV> order = outer;
+  order.insert(order.end(), {j[0], i[0], k, i[1], j[1]});
+  s.reorder(order);
+  // Parallel over the B panels (and batches): each thread packs its own panels.
+  std::vector<LoopRV> par = outer;
+  par.push_back(j[0]);
+  LoopRV panel = par.size() > 1 ? s.fuse(par) : par[0];
+  s.parallel(panel);
+  // B's K x NR panel is packed contiguously once per panel, then read by every row tile.
+  s.compute_at(packed_b, panel);
+  // The MR x NR tile accumulates in registers and is written back after the k loop.
+  s.reverse_compute_at(out, i[0]);
+  BlockRV init = s.decompose_reduction(gemm, k);
+  s.unroll(i[1]);
+  s.vectorize(j[1]);
+  for (BlockRV b : {packed_b, out, init}) vectorize_innermost_spatial(s, b);
+}
+
+Schedule schedule_cpu_default(const OpInstance& op) {
+  Schedule s(op.func);
+  std::string gemm, epilogue;
+  if (find_gemm(s, op, gemm, epilogue)) {
+    std::vector<LoopRV> loops = s.get_loops(s.get_block(gemm));
+    size_t n = loops.size();
+    GemmTiling t;
+    t.mr = pick_tile(loop_extent(s, loops[n - 3]), {8, 6, 4, 2, 1});
+    t.nr = pick_tile(loop_extent(s, loops[n - 2]), {32, 16, 8});
+    BlockRV ep = epilogue.empty() ? BlockRV{} : s.get_block(epilogue);
+    // reads: the accumulator, A, then B.
+    schedule_gemm_cpu(s, s.get_block(gemm), 2, epilogue.empty() ? nullptr : &ep, t);
+    return s;
+  }
+  inline_padding(s);
+  apply_tiled(s);
+  return s;
+}
+
+Schedule schedule_cpu_tiled(const OpInstance& op) {
+  Schedule s(op.func);
+  apply_tiled(s);
+  return s;
+}
+
+Schedule schedule_cpu_staged(const OpInstance& op) {
+  Schedule s(op.func);
+  for (const BlockInfo& b : blocks_outputs_first(s)) {
+    BlockRV block = s.get_block(b.name);
+    if (b.writes_param && b.is_reduction) {
+      // Accumulate in a local buffer, written back once per outermost iteration.
+      BlockRV copy;
+      if (try_step([&] { copy = s.cache_write(block, 0, "local"); })) {
+        std::vector<LoopRV> loops = s.get_loops(block);
+        if (!loops.empty()) try_step([&] { s.reverse_compute_at(copy, loops[0]); });
+      }
+    } else if (!b.writes_param && b.consumers.size() == 1) {
+      // A producer computed inside its consumer's outermost loop.
+      std::vector<LoopRV> loops = s.get_loops(s.get_block(b.consumers[0]));
+      if (!loops.empty()) try_step([&] { s.compute_at(block, loops[0]); });
+    }
+  }
+  return s;
+}
+
+}  // namespace temper::ops

@@ -1,0 +1,548 @@
+#include "compiler/ops/op_table.h"
+
+#include <cmath>
+#include <limits>
+
+#include "compiler/ops/conv.h"
+#include "compiler/ops/elementwise.h"
+#include "compiler/ops/matmul.h"
+#include "compiler/ops/nn.h"
+#include "compiler/ops/pool.h"
+#include "compiler/ops/reference.h"
+#include "compiler/ops/transform.h"
+
+namespace temper::ops {
+
+namespace {
+
+using Reference = std::function<void(const std::vector<const void*>&, const std::vector<void*>&)>;
+
+// Calls f(T{}) with T the C++ type of dtype (float32 or int32, the types workloads take).
+template <typename F>
+void with_dtype(DataType dtype, F&& f) {
+  if (dtype == DataType::float32()) {
+    f(float{});
+  } else {
+    TEMPER_CHECK(dtype == DataType::int32(), "no reference implementation for dtype ", dtype);
+    f(int32_t{});
+  }
+}
+
+template <typename T>
+const T* in(const std::vector<const void*>& ins, size_t i) {
+  return static_cast<const T*>(ins[i]);
+}
+template <typename T>
+T* out(const std::vector<void*>& outs, size_t i) {
+  return static_cast<T*>(outs[i]);
+}
+
+te::Tensor placeholder(const Workload& w, const Shape& shape, const std::string& name) {
+  return te::placeholder(shape_exprs(shape, w.op), w.dtype(), name);
+}
+
+// The instance of w computing `output` from `inputs`.
+OpInstance finish(const Workload& w, std::vector<te::Tensor> inputs, te::Tensor output, double flops,
+                  Reference reference, std::vector<ValueRange> ranges = {}) {
+  OpInstance inst;
+  inst.name = w.op;
+  inst.inputs = std::move(inputs);
+  inst.outputs = {std::move(output)};
+  std::vector<te::Tensor> args = inst.inputs;
+  args.insert(args.end(), inst.outputs.begin(), inst.outputs.end());
+  inst.func = te::create_prim_func(args, w.op);
+  inst.flops = flops;
+  // Small integers keep integer sums far from overflow.
+  ValueRange default_range = w.dtype().is_float() ? ValueRange{-1.0, 1.0} : ValueRange{-8.0, 8.0};
+  ranges.resize(inst.inputs.size(), default_range);
+  inst.input_ranges = std::move(ranges);
+  size_t num_inputs = inst.inputs.size();
+  std::string op = w.op;
+  inst.reference = [num_inputs, op, reference](const std::vector<const void*>& ins, const std::vector<void*>& outs) {
+    if (ins.size() != num_inputs || outs.size() != 1) {
+      throw UserError(str("the reference of ", op, " takes ", num_inputs, " inputs and 1 output, got ", ins.size(),
+                          " and ", outs.size()));
+    }
+    reference(ins, outs);
+  };
+  return inst;
+}
+
+std::array<int64_t, 2> pair_of(const Workload& w, const std::string& key) {
+  std::vector<int64_t> v = w.get_ints(key);
+  return v.size() == 1 ? std::array<int64_t, 2>{v[0], v[0]} : std::array<int64_t, 2>{v[0], v[1]};
+}
+
+Padding2d padding_of(const Workload& w) {
+  std::vector<int64_t> v = w.get_ints("pad");
+  if (v.size() == 1) return Padding2d::uniform(v[0]);
+  if (v.size() == 2) return {v[0], v[1], v[0], v[1]};
+  return {v[0], v[1], v[2], v[3]};
+}
+
+Window2d window_of(const Workload& w, bool has_dilation) {
+  Window2d window;
+  window.stride = pair_of(w, "stride");
+  window.padding = padding_of(w);
+  if (has_dilation) window.dilation = pair_of(w, "dilation");
+  return window;
+}
+
+// The N, C, H, W image of w in w's layout.
+Shape image_shape(const Workload& w, Layout layout) {
+  int64_t N = w.get_int("N");
+  int64_t C = w.get_int("C");
+  int64_t H = w.get_int("H");
+  int64_t W = w.get_int("W");
+  return layout == Layout::NCHW ? Shape{N, C, H, W} : Shape{N, H, W, C};
+}
+
+// ---------------------------------------------------------------- matrix products
+
+OpInstance instantiate_matmul(const Workload& w) {
+  int64_t M = w.get_int("M"), N = w.get_int("N"), K = w.get_int("K");
+  bool ta = w.get_bool("transpose_a"), tb = w.get_bool("transpose_b");
+  te::Tensor a = placeholder(w, ta ? Shape{K, M} : Shape{M, K}, "A");
+  te::Tensor b = placeholder(w, tb ? Shape{N, K} : Shape{K, N}, "B");
+  return finish(w, {a, b}, matmul(a, b, ta, tb), 2.0 * M * N * K, [=, dtype = w.dtype()](auto& ins, auto& outs) {
+    with_dtype(dtype, [&](auto t) {
+      using T = decltype(t);
+      reference::matmul(in<T>(ins, 0), in<T>(ins, 1), out<T>(outs, 0), M, N, K, ta, tb);
+    });
+  });
+}
+
+OpInstance instantiate_batch_matmul(const Workload& w) {
+  int64_t B = w.get_int("B"), M = w.get_int("M"), N = w.get_int("N"), K = w.get_int("K");
+  bool ta = w.get_bool("transpose_a"), tb = w.get_bool("transpose_b");
+  te::Tensor a = placeholder(w, ta ? Shape{B, K, M} : Shape{B, M, K}, "A");
+  te::Tensor b = placeholder(w, tb ? Shape{B, N, K} : Shape{B, K, N}, "B");
+  return finish(w, {a, b}, batch_matmul(a, b, ta, tb), 2.0 * B * M * N * K,
+                [=, dtype = w.dtype()](auto& ins, auto& outs) {
+                  with_dtype(dtype, [&](auto t) {
+                    using T = decltype(t);
+                    reference::batch_matmul(in<T>(ins, 0), in<T>(ins, 1), out<T>(outs, 0), B, M, N, K, ta, tb);
+                  });
+                });
+}
+
+std::optional<UnaryOp> activation_of(const Workload& w) {
+  const std::string& act = w.get("act");
+  for (UnaryOp op : {UnaryOp::Relu, UnaryOp::Relu6, UnaryOp::Sigmoid, UnaryOp::Tanh, UnaryOp::Gelu}) {
+    if (act == unary_op_name(op)) return op;
+  }
+  return std::nullopt;
+}
+
+OpInstance instantiate_dense(const Workload& w) {
+  int64_t M = w.get_int("M"), N = w.get_int("N"), K = w.get_int("K");
+  bool has_bias = w.get_bool("bias");
+  std::optional<UnaryOp> act = activation_of(w);
+  te::Tensor x = placeholder(w, {M, K}, "X");
+  te::Tensor weight = placeholder(w, {N, K}, "W");
+  std::vector<te::Tensor> inputs = {x, weight};
+  te::Tensor bias;
+  if (has_bias) {
+    bias = placeholder(w, {N}, "bias");
+    inputs.push_back(bias);
+  }
+  double flops = 2.0 * M * N * K + (has_bias ? M * N : 0) + (act ? M * N : 0);
+  return finish(w, inputs, dense(x, weight, bias, act), flops, [=](auto& ins, auto& outs) {
+    const float* b = has_bias ? in<float>(ins, 2) : nullptr;
+    reference::dense(in<float>(ins, 0), in<float>(ins, 1), b, out<float>(outs, 0), M, N, K, act);
+  });
+}
+
+// ---------------------------------------------------------------- convolution and pooling
+
+OpInstance instantiate_conv2d(const Workload& w) {
+  Layout layout = parse_layout(w.get("layout"));
+  Shape in_shape = image_shape(w, layout);
+  int64_t groups = w.get_int("groups");
+  int64_t K = w.get_int("K"), R = w.get_int("R"), S = w.get_int("S");
+  int64_t C = w.get_int("C");
+  if (C % groups != 0) {
+    throw UserError(str("conv2d: C=", C, " channels are not divisible by groups=", groups));
+  }
+  Shape w_shape = layout == Layout::NCHW ? Shape{K, C / groups, R, S} : Shape{R, S, C / groups, K};
+  Window2d window = window_of(w, true);
+  te::Tensor x = placeholder(w, in_shape, "input");
+  te::Tensor weight = placeholder(w, w_shape, "weight");
+  te::Tensor y = conv2d(x, weight, window, groups, layout);
+  double flops = 2.0 * num_elements(static_shape(y, "conv2d")) * (C / groups) * R * S;
+  return finish(w, {x, weight}, y, flops, [=, dtype = w.dtype()](auto& ins, auto& outs) {
+    with_dtype(dtype, [&](auto t) {
+      using T = decltype(t);
+      reference::conv2d(in<T>(ins, 0), in<T>(ins, 1), out<T>(outs, 0), in_shape, w_shape, window, groups, layout);
+    });
+  });
+}
+
+OpInstance instantiate_depthwise_conv2d(const Workload& w) {
+  Layout layout = parse_layout(w.get("layout"));
+  Shape in_shape = image_shape(w, layout);
+  int64_t K = w.get_int("C") * w.get_int("multiplier"), R = w.get_int("R"), S = w.get_int("S");
+  Shape w_shape = layout == Layout::NCHW ? Shape{K, 1, R, S} : Shape{R, S, 1, K};
+  Window2d window = window_of(w, true);
+  te::Tensor x = placeholder(w, in_shape, "input");
+  te::Tensor weight = placeholder(w, w_shape, "weight");
+  te::Tensor y = depthwise_conv2d(x, weight, window, layout);
+  double flops = 2.0 * num_elements(static_shape(y, "depthwise_conv2d")) * R * S;
+  return finish(w, {x, weight}, y, flops, [=, dtype = w.dtype()](auto& ins, auto& outs) {
+    with_dtype(dtype, [&](auto t) {
+      using T = decltype(t);
+      reference::depthwise_conv2d(in<T>(ins, 0), in<T>(ins, 1), out<T>(outs, 0), in_shape, w_shape, window, layout);
+    });
+  });
+}
+
+OpInstance instantiate_max_pool2d(const Workload& w) {
+  Layout layout = parse_layout(w.get("layout"));
+  Shape shape = image_shape(w, layout);
+  std::array<int64_t, 2> kernel = pair_of(w, "kernel");
+  Window2d window = window_of(w, false);
+  te::Tensor x = placeholder(w, shape, "X");
+  te::Tensor y = max_pool2d(x, kernel, window, layout);
+  double flops = static_cast<double>(num_elements(static_shape(y, "max_pool2d"))) * kernel[0] * kernel[1];
+  return finish(w, {x}, y, flops, [=, dtype = w.dtype()](auto& ins, auto& outs) {
+    with_dtype(dtype, [&](auto t) {
+      using T = decltype(t);
+      reference::max_pool2d(in<T>(ins, 0), out<T>(outs, 0), shape, kernel, window, layout);
+    });
+  });
+}
+
+OpInstance instantiate_avg_pool2d(const Workload& w) {
+  Layout layout = parse_layout(w.get("layout"));
+  Shape shape = image_shape(w, layout);
+  std::array<int64_t, 2> kernel = pair_of(w, "kernel");
+  Window2d window = window_of(w, false);
+  bool include_pad = w.get_bool("count_include_pad");
+  te::Tensor x = placeholder(w, shape, "X");
+  te::Tensor y = avg_pool2d(x, kernel, window, layout, include_pad);
+  double flops = static_cast<double>(num_elements(static_shape(y, "avg_pool2d"))) * (kernel[0] * kernel[1] + 1);
+  return finish(w, {x}, y, flops, [=](auto& ins, auto& outs) {
+    reference::avg_pool2d(in<float>(ins, 0), out<float>(outs, 0), shape, kernel, window, layout, include_pad);
+  });
+}
+
+OpInstance instantiate_global_avg_pool2d(const Workload& w) {
+  Layout layout = parse_layout(w.get("layout"));
+  Shape shape = image_shape(w, layout);
+  te::Tensor x = placeholder(w, shape, "X");
+  return finish(w, {x}, global_avg_pool2d(x, layout), static_cast<double>(num_elements(shape)),
+                [=](auto& ins, auto& outs) {
+                  reference::global_avg_pool2d(in<float>(ins, 0), out<float>(outs, 0), shape, layout);
+                });
+}
+
+// ---------------------------------------------------------------- elementwise
+
+template <BinaryOp kOp>
+OpInstance instantiate_binary(const Workload& w) {
+  Shape sa = w.get_ints("A");
+  Shape sb = w.get_ints("B");
+  te::Tensor a = placeholder(w, sa, "A");
+  te::Tensor b = placeholder(w, sb, "B");
+  te::Tensor y = binary(kOp, a, b, binary_op_name(kOp));
+  std::vector<ValueRange> ranges;
+  if (kOp == BinaryOp::Div) ranges = {ValueRange{-1.0, 1.0}, ValueRange{0.5, 2.0}};
+  return finish(
+      w, {a, b}, y, static_cast<double>(num_elements(static_shape(y, w.op))),
+      [=, dtype = w.dtype()](auto& ins, auto& outs) {
+        with_dtype(dtype, [&](auto t) {
+          using T = decltype(t);
+          reference::binary(kOp, in<T>(ins, 0), sa, in<T>(ins, 1), sb, out<T>(outs, 0));
+        });
+      },
+      ranges);
+}
+
+template <UnaryOp kOp>
+OpInstance instantiate_unary(const Workload& w) {
+  Shape shape = w.get_ints("shape");
+  te::Tensor x = placeholder(w, shape, "X");
+  int64_t count = num_elements(shape);
+  std::vector<ValueRange> ranges;
+  if (kOp == UnaryOp::Sqrt) ranges = {ValueRange{0.0, 2.0}};
+  return finish(
+      w, {x}, unary(kOp, x, unary_op_name(kOp)), static_cast<double>(count),
+      [=, dtype = w.dtype()](auto& ins, auto& outs) {
+        with_dtype(dtype, [&](auto t) {
+          using T = decltype(t);
+          reference::unary(kOp, in<T>(ins, 0), out<T>(outs, 0), count);
+        });
+      },
+      ranges);
+}
+
+OpInstance instantiate_scale_bias(const Workload& w) {
+  Shape shape = w.get_ints("shape");
+  int axis = normalize_axis(w.get_int("axis"), static_cast<int>(shape.size()), "scale_bias");
+  te::Tensor x = placeholder(w, shape, "X");
+  te::Tensor scale = placeholder(w, {shape[axis]}, "scale");
+  te::Tensor bias = placeholder(w, {shape[axis]}, "bias");
+  return finish(w, {x, scale, bias}, scale_bias(x, scale, bias, axis), 2.0 * num_elements(shape),
+                [=](auto& ins, auto& outs) {
+                  reference::scale_bias(in<float>(ins, 0), in<float>(ins, 1), in<float>(ins, 2), out<float>(outs, 0),
+                                        shape, axis);
+                });
+}
+
+// ---------------------------------------------------------------- normalisation
+
+OpInstance instantiate_softmax(const Workload& w) {
+  Shape shape = w.get_ints("shape");
+  int axis = normalize_axis(w.get_int("axis"), static_cast<int>(shape.size()), "softmax");
+  te::Tensor x = placeholder(w, shape, "X");
+  return finish(w, {x}, softmax(x, axis), 4.0 * num_elements(shape), [=](auto& ins, auto& outs) {
+    reference::softmax(in<float>(ins, 0), out<float>(outs, 0), shape, axis);
+  });
+}
+
+OpInstance instantiate_layer_norm(const Workload& w) {
+  Shape shape = w.get_ints("shape");
+  int axis = normalize_axis(w.get_int("axis"), static_cast<int>(shape.size()), "layer_norm");
+  double eps = w.get_float("eps");
+  Shape normalized(shape.begin() + axis, shape.end());
+  te::Tensor x = placeholder(w, shape, "X");
+  te::Tensor gamma = placeholder(w, normalized, "gamma");
+  te::Tensor beta = placeholder(w, normalized, "beta");
+  return finish(w, {x, gamma, beta}, layer_norm(x, gamma, beta, axis, eps), 10.0 * num_elements(shape),
+                [=](auto& ins, auto& outs) {
+                  reference::layer_norm(in<float>(ins, 0), in<float>(ins, 1), in<float>(ins, 2), out<float>(outs, 0),
+                                        shape, axis, eps);
+                });
+}
+
+OpInstance instantiate_batch_norm(const Workload& w) {
+  Shape shape = w.get_ints("shape");
+  int axis = normalize_axis(w.get_int("axis"), static_cast<int>(shape.size()), "batch_norm");
+  double eps = w.get_float("eps");
+  te::Tensor x = placeholder(w, shape, "X");
+  std::vector<te::Tensor> inputs = {x};
+  for (const char* name : {"mean", "var", "gamma", "beta"}) inputs.push_back(placeholder(w, {shape[axis]}, name));
+  te::Tensor y = batch_norm(x, inputs[1], inputs[2], inputs[3], inputs[4], axis, eps);
+  std::vector<ValueRange> ranges = {{-1.0, 1.0}, {-1.0, 1.0}, {0.1, 1.0}, {-1.0, 1.0}, {-1.0, 1.0}};
+  return finish(
+      w, inputs, y, 4.0 * num_elements(shape),
+      [=](auto& ins, auto& outs) {
+        reference::batch_norm(in<float>(ins, 0), in<float>(ins, 1), in<float>(ins, 2), in<float>(ins, 3),
+                              in<float>(ins, 4), out<float>(outs, 0), shape, axis, eps);
+      },
+      ranges);
+}
+
+// ---------------------------------------------------------------- data movement
+
+OpInstance instantiate_transpose(const Workload& w) {
+  Shape shape = w.get_ints("shape");
+  std::vector<int64_t> perm = w.get_ints("perm");
+  te::Tensor x = placeholder(w, shape, "X");
+  return finish(w, {x}, transpose(x, perm), 0.0, [=, dtype = w.dtype()](auto& ins, auto& outs) {
+    with_dtype(dtype, [&](auto t) {
+      using T = decltype(t);
+      reference::transpose(in<T>(ins, 0), out<T>(outs, 0), shape, perm);
+    });
+  });
+}
+
+OpInstance instantiate_reshape(const Workload& w) {
+  Shape shape = w.get_ints("shape");
+  te::Tensor x = placeholder(w, shape, "X");
+  int64_t count = num_elements(shape);
+  return finish(w, {x}, reshape(x, w.get_ints("newshape")), 0.0, [=, dtype = w.dtype()](auto& ins, auto& outs) {
+    with_dtype(dtype, [&](auto t) {
+      using T = decltype(t);
+      reference::reshape(in<T>(ins, 0), out<T>(outs, 0), count);
+    });
+  });
+}
+
+OpInstance instantiate_pad(const Workload& w) {
+  Shape shape = w.get_ints("shape");
+  std::vector<int64_t> before = w.get_ints("before");
+  std::vector<int64_t> after = w.get_ints("after");
+  double value = w.get_float("value");
+  if (w.dtype().is_integer() &&
+      (value != std::trunc(value) || std::fabs(value) > std::numeric_limits<int32_t>::max())) {
+    throw UserError(str("pad: value=", w.get("value"), " is not an int32 value; an int32 pad takes a whole number"));
+  }
+  te::Tensor x = placeholder(w, shape, "X");
+  return finish(w, {x}, pad(x, before, after, value), 0.0, [=, dtype = w.dtype()](auto& ins, auto& outs) {
+    with_dtype(dtype, [&](auto t) {
+      using T = decltype(t);
+      reference::pad(in<T>(ins, 0), out<T>(outs, 0), shape, before, after, value);
+    });
+  });
+}
+
+OpInstance instantiate_concat(const Workload& w) {
+  Shape shape = w.get_ints("shape");
+  std::vector<int64_t> sizes = w.get_ints("sizes");
+  int axis = normalize_axis(w.get_int("axis"), static_cast<int>(shape.size()), "concat");
+  int64_t total = 0;
+  for (int64_t s : sizes) total += s;
+  if (total != shape[axis]) {
+    throw UserError(str("concat: sizes=", w.get("sizes"), " add up to ", total, " but the output's axis ", axis,
+                        " has extent ", shape[axis], " (shape=", w.get("shape"), ")"));
+  }
+  std::vector<te::Tensor> inputs;
+  std::vector<Shape> shapes;
+  for (size_t t = 0; t < sizes.size(); ++t) {
+    Shape s = shape;
+    s[axis] = sizes[t];
+    shapes.push_back(s);
+    inputs.push_back(placeholder(w, s, "X" + std::to_string(t)));
+  }
+  return finish(w, inputs, concat(inputs, axis), 0.0, [=, dtype = w.dtype()](auto& ins, auto& outs) {
+    with_dtype(dtype, [&](auto t) {
+      using T = decltype(t);
+      std::vector<const T*> pointers;
+      for (size_t i = 0; i < ins.size(); ++i) pointers.push_back(in<T>(ins, i));
+      reference::concat(pointers, shapes, axis, out<T>(outs, 0));
+    });
+  });
+}
+
+// ---------------------------------------------------------------- the table
+
+ParamSpec required_key(const std::string& key, ParamKind kind) {
+  return {key, kind, std::nullopt, {}};
+}
+ParamSpec defaulted_key(const std::string& key, ParamKind kind, const std::string& default_value) {
+  return {key, kind, default_value, {}};
+}
+ParamSpec choice(const std::string& key, std::vector<std::string> choices) {
+  std::string first = choices.front();
+  return {key, ParamKind::Choice, first, std::move(choices)};
+}
+ParamSpec float_or_int() {
+  return choice("dtype", {"float32", "int32"});
+}
+ParamSpec float_only() {
+  return choice("dtype", {"float32"});
+}
+ParamSpec layout() {
+  return choice("layout", {"NCHW", "NHWC"});
+}
+
+std::vector<ParamSpec> image_keys() {
+  return {required_key("N", ParamKind::Positive), required_key("C", ParamKind::Positive),
+          required_key("H", ParamKind::Positive), required_key("W", ParamKind::Positive)};
+}
+
+std::vector<ParamSpec> concat_keys(std::vector<ParamSpec> a, const std::vector<ParamSpec>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+std::vector<OpSpec> build_table() {
+  using K = ParamKind;
+  const std::vector<ParamSpec> matmul_flags = {defaulted_key("transpose_a", K::Bool, "0"),
+                                               defaulted_key("transpose_b", K::Bool, "0"), float_or_int()};
+  const std::vector<ParamSpec> binary_keys = {required_key("A", K::Shape), required_key("B", K::Shape), float_or_int()};
+  const std::vector<ParamSpec> unary_int_keys = {required_key("shape", K::Shape), float_or_int()};
+  const std::vector<ParamSpec> unary_float_keys = {required_key("shape", K::Shape), float_only()};
+  return {
+      {"matmul", "C[M,N] = A[M,K] B[K,N]; transpose_a/transpose_b read A as [K,M], B as [N,K]",
+       concat_keys({required_key("M", K::Positive), required_key("N", K::Positive), required_key("K", K::Positive)},
+                   matmul_flags),
+       instantiate_matmul},
+      {"batch_matmul", "C[B,M,N] = A[B,M,K] B[B,K,N], with matmul's transpose flags",
+       concat_keys({required_key("B", K::Positive), required_key("M", K::Positive), required_key("N", K::Positive),
+                    required_key("K", K::Positive)},
+                   matmul_flags),
+       instantiate_batch_matmul},
+      {"dense",
+       "Y[M,N] = act(X[M,K] W[N,K]^T + bias[N]); bias=1 adds the bias, act=relu|relu6|sigmoid|tanh|gelu",
+       {required_key("M", K::Positive), required_key("N", K::Positive), required_key("K", K::Positive),
+        defaulted_key("bias", K::Bool, "0"), choice("act", {"none", "relu", "relu6", "sigmoid", "tanh", "gelu"}),
+        float_only()},
+       instantiate_dense},
+      {"conv2d", "2-D convolution of an N,C,H,W image by K filters of C/groups x R x S (NCHW: KCRS weight, NHWC: RSCK)",
+       concat_keys(image_keys(), {required_key("K", K::Positive), required_key("R", K::Positive),
+                                  required_key("S", K::Positive), defaulted_key("stride", K::Pair, "1"),
+                                  defaulted_key("pad", K::Pads, "0"), defaulted_key("dilation", K::Pair, "1"),
+                                  defaulted_key("groups", K::Positive, "1"), layout(), float_or_int()}),
+       instantiate_conv2d},
+      {"depthwise_conv2d", "2-D convolution of each channel by its own multiplier x R x S filters (groups = C)",
+       concat_keys(image_keys(), {required_key("R", K::Positive), required_key("S", K::Positive),
+                                  defaulted_key("multiplier", K::Positive, "1"), defaulted_key("stride", K::Pair, "1"),
+                                  defaulted_key("pad", K::Pads, "0"), defaulted_key("dilation", K::Pair, "1"), layout(),
+                                  float_or_int()}),
+       instantiate_depthwise_conv2d},
+      {"max_pool2d", "maximum over kernel windows of the H,W plane; padding never wins",
+       concat_keys(image_keys(), {required_key("kernel", K::Pair), defaulted_key("stride", K::Pair, "1"),
+                                  defaulted_key("pad", K::Pads, "0"), layout(), float_or_int()}),
+       instantiate_max_pool2d},
+      {"avg_pool2d", "average over kernel windows; padding is not counted unless count_include_pad=1",
+       concat_keys(image_keys(), {required_key("kernel", K::Pair), defaulted_key("stride", K::Pair, "1"),
+                                  defaulted_key("pad", K::Pads, "0"), defaulted_key("count_include_pad", K::Bool, "0"),
+                                  layout(), float_only()}),
+       instantiate_avg_pool2d},
+      {"global_avg_pool2d", "average over all of H,W, keeping them as extent 1",
+       concat_keys(image_keys(), {layout(), float_only()}), instantiate_global_avg_pool2d},
+      {"add", "A + B, numpy broadcasting", binary_keys, instantiate_binary<BinaryOp::Add>},
+      {"sub", "A - B, numpy broadcasting", binary_keys, instantiate_binary<BinaryOp::Sub>},
+      {"mul", "A * B, numpy broadcasting", binary_keys, instantiate_binary<BinaryOp::Mul>},
+      {"div",
+       "A / B, numpy broadcasting",
+       {required_key("A", K::Shape), required_key("B", K::Shape), float_only()},
+       instantiate_binary<BinaryOp::Div>},
+      {"maximum", "max(A, B), numpy broadcasting", binary_keys, instantiate_binary<BinaryOp::Maximum>},
+      {"minimum", "min(A, B), numpy broadcasting", binary_keys, instantiate_binary<BinaryOp::Minimum>},
+      {"relu", "max(X, 0)", unary_int_keys, instantiate_unary<UnaryOp::Relu>},
+      {"relu6", "min(max(X, 0), 6)", unary_int_keys, instantiate_unary<UnaryOp::Relu6>},
+      {"sigmoid", "1 / (1 + exp(-X))", unary_float_keys, instantiate_unary<UnaryOp::Sigmoid>},
+      {"tanh", "tanh(X)", unary_float_keys, instantiate_unary<UnaryOp::Tanh>},
+      {"gelu", "0.5 X (1 + erf(X / sqrt(2)))", unary_float_keys, instantiate_unary<UnaryOp::Gelu>},
+      {"exp", "exp(X)", unary_float_keys, instantiate_unary<UnaryOp::Exp>},
+      {"sqrt", "sqrt(X)", unary_float_keys, instantiate_unary<UnaryOp::Sqrt>},
+      {"scale_bias",
+       "X * scale[c] + bias[c] with c the index along axis",
+       {required_key("shape", K::Shape), defaulted_key("axis", K::NonNegative, "1"), float_only()},
+       instantiate_scale_bias},
+      {"softmax",
+       "exp(X - max) / sum(exp(X - max)) along axis",
+       {required_key("shape", K::Shape), required_key("axis", K::NonNegative), float_only()},
+       instantiate_softmax},
+      {"layer_norm",
+       "normalise over the dimensions from axis on, then * gamma + beta",
+       {required_key("shape", K::Shape), required_key("axis", K::NonNegative), defaulted_key("eps", K::Float, "1e-5"),
+        float_only()},
+       instantiate_layer_norm},
+      {"batch_norm",
+       "inference batch norm: (X - mean[c]) / sqrt(var[c] + eps) * gamma[c] + beta[c]",
+       {required_key("shape", K::Shape), defaulted_key("axis", K::NonNegative, "1"),
+        defaulted_key("eps", K::Float, "1e-5"), float_only()},
+       instantiate_batch_norm},
+      {"transpose",
+       "permute the dimensions: output dimension d is input dimension perm[d]",
+       {required_key("shape", K::Shape), required_key("perm", K::Indices), float_or_int()},
+       instantiate_transpose},
+      {"reshape",
+       "the same elements, row-major, under newshape",
+       {required_key("shape", K::Shape), required_key("newshape", K::Shape), float_or_int()},
+       instantiate_reshape},
+      {"pad",
+       "pad each dimension with before[d] and after[d] elements of value",
+       {required_key("shape", K::Shape), required_key("before", K::Indices), required_key("after", K::Indices),
+        defaulted_key("value", K::Float, "0"), float_or_int()},
+       instantiate_pad},
+      {"concat",
+       "join inputs along axis; shape is the output's, sizes the inputs' extents along axis",
+       {required_key("shape", K::Shape), required_key("axis", K::NonNegative), required_key("sizes", K::Shape),
+        float_or_int()},
+       instantiate_concat},
+  };
+}
+
+}  // namespace
+
+const std::vector<OpSpec>& op_specs() {
+  static const std::vector<OpSpec> table = build_table();
+  return table;
+}
+
+}  // namespace temper::ops

@@ -1,0 +1,47 @@
+// Compiled code as the rest of Temper sees it: a Module holds functions looked up by
+// name; a PackedFunc calls one with the uniform calling convention (c_runtime_api.h).
+//
+// A PackedFunc keeps what its code lives in (a JIT session, a loaded library) alive, so
+// it stays callable after the Module that produced it is gone.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "compiler/runtime/c_runtime_api.h"
+#include "compiler/runtime/ndarray.h"
+
+namespace temper {
+
+class PackedFunc {
+ public:
+  PackedFunc() = default;
+  // owner: whatever must outlive calls through fn.
+  PackedFunc(std::string name, TemperPackedCFunc fn, std::shared_ptr<const void> owner);
+
+  bool defined() const { return fn_ != nullptr; }
+  const std::string& name() const { return name_; }
+  // The raw entry point, for callers that time many calls.
+  TemperPackedCFunc c_function() const { return fn_; }
+
+  // Calls the function; throws UserError with the generated code's message when it fails
+  // (an argument that does not match, an allocation that failed).
+  void operator()(std::span<const TemperTensor> args) const;
+  void operator()(const std::vector<NDArray*>& args) const;
+
+ private:
+  std::string name_;
+  TemperPackedCFunc fn_ = nullptr;
+  std::shared_ptr<const void> owner_;
+};
+
+class Module {
+ public:
+  virtual ~Module() = default;
+  // The function compiled from the PrimFunc of that name; throws UserError if there is none.
+  virtual PackedFunc get_function(const std::string& name) = 0;
+};
+
+}  // namespace temper

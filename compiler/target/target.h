@@ -1,0 +1,41 @@
+// What code is compiled for, parsed from TVM-style target strings:
+//
+//   "llvm"                                         LLVM, a generic CPU of the host's architecture
+//   "llvm -mcpu=native"                            LLVM, the host's CPU name and features
+//   "llvm -mcpu=skylake-avx512 -mattr=+avx512f,+fma"
+//   "c"                                            C source compiled by the system compiler
+//   "llvm -mcpu=native -num-cores=2"               run on 2 threads
+//
+// "native" is kept as written; the backends resolve it (codegen/llvm/host_cpu.h for LLVM,
+// -march=native for C), so a Target prints back as it was given and keys a tuning log
+// the same way on every machine.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace temper {
+
+struct Target {
+  enum class Kind { LLVM, C };
+
+  Kind kind = Kind::LLVM;
+  // CPU to tune for: "" (generic), "native", or an LLVM CPU name such as "skylake-avx512".
+  std::string mcpu;
+  // CPU features added (+avx512f) or removed (-fma) on top of mcpu's.
+  std::vector<std::string> mattrs;
+  // Threads to run generated code on (whoever runs it passes this to
+  // temper_set_num_threads); 0 means one per core of the host.
+  int num_cores = 0;
+
+  // Throws UserError naming an unknown kind or option, or a malformed value.
+  static Target parse(const std::string& text);
+  // The canonical string: kind, then -mcpu, -mattr, -num-cores when set. parse(to_string()) == *this.
+  std::string to_string() const;
+
+  bool operator==(const Target&) const = default;
+};
+
+const char* target_kind_name(Target::Kind kind);
+
+}  // namespace temper

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs what is missing, then configures and builds Temper in ./build.
+# Usage: scripts/build.sh [extra cmake -D options...]; BUILD_DIR overrides ./build.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${BUILD_DIR:-$root/build}"
+bench=""
+for arg in "$@"; do
+  [[ "$arg" == "-DTEMPER_BUILD_BENCHMARKS=ON" ]] && bench="--bench"
+done
+"$root/scripts/install-deps.sh" $bench
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+cmake --build "$build" -j"$(nproc)"

@@ -1,0 +1,252 @@
+// The loop passes: partition_loops, vectorize_loops, unroll_loops.
+#include <gtest/gtest.h>
+
+#include "compiler/ir/printer.h"
+#include "compiler/ir/verifier.h"
+#include "compiler/lower/partition_loops.h"
+#include "compiler/lower/simplify.h"
+#include "compiler/lower/unroll_loops.h"
+#include "compiler/lower/vectorize_loops.h"
+#include "unit/test_lower_builders.h"
+
+namespace temper {
+namespace {
+
+using test::expect_same_results;
+
+// B[i] = A[i] * 2 for i < 100, with i split by 8: a tail predicate.
+PrimFunc split_scale(ForKind inner_kind) {
+  Buffer A("A", DataType::float32(), {100});
+  Buffer B("B", DataType::float32(), {100});
+  Var io("io"), ii("ii");
+  Expr i = io * 8 + ii;
+  Stmt body = make_for(io, 0, 13, ForKind::Parallel,
+                       make_for(ii, 0, 8, inner_kind, if_then_else(i < 100, store(B, load(A, {i}) * 2.0f, {i}))));
+  return PrimFunc{"scale", {A, B}, body};
+}
+
+TEST(PartitionLoops, SplitsATailPredicateIntoMainAndTail) {
+  PrimFunc f = split_scale(ForKind::Serial);
+  PrimFunc g = partition_loops(f);
+  EXPECT_EQ(to_string(g),
+            "func scale(A: float32[100], B: float32[100]) {\n"
+            "  parallel for (io, 0, 12) {\n"
+            "    for (ii, 0, 8) {\n"
+            "      B[io * 8 + ii] = A[io * 8 + ii] * 2.0f\n"
+            "    }\n"
+            "  }\n"
+            "  parallel for (io_1, 12, 1) {\n"
+            "    for (ii, 0, 4) {\n"
+            "      B[io_1 * 8 + ii] = A[io_1 * 8 + ii] * 2.0f\n"
+            "    }\n"
+            "    for (ii_1, 4, 4) {\n"
+            "      if (io_1 * 8 + ii_1 < 100) {\n"
+            "        B[io_1 * 8 + ii_1] = A[io_1 * 8 + ii_1] * 2.0f\n"
+            "      }\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+  verify(g, "partition_loops");
+  expect_same_results(f, g);
+  // The simplifier then decides the remainder's guard: false, so it disappears.
+  EXPECT_EQ(to_string(simplify(g).body),
+            "parallel for (io, 0, 12) {\n"
+            "  for (ii, 0, 8) {\n"
+            "    B[io * 8 + ii] = A[io * 8 + ii] * 2.0f\n"
+            "  }\n"
+            "}\n"
+            "for (ii, 0, 4) {\n"
+            "  B[ii + 96] = A[ii + 96] * 2.0f\n"
+            "}\n");
+}
+
+TEST(PartitionLoops, SplitsALowerBoundGuardIntoHeadAndMain) {
+  Buffer A("A", DataType::float32(), {16});
+  Var i("i"), j("j");
+  // Padding-like: only i*4 + j >= 3 is written.
+  Stmt body = make_for(i, 0, 4, ForKind::Serial,
+                       make_for(j, 0, 4, ForKind::Serial, if_then_else(i * 4 + j >= 3, store(A, 1.0f, {i * 4 + j}))));
+  PrimFunc f{"f", {A}, body};
+  PrimFunc g = partition_loops(f);
+  EXPECT_EQ(to_string(g.body),
+            "for (i, 0, 1) {\n"
+            "  for (j, 0, 3) {\n"
+            "    if (i * 4 + j >= 3) {\n"
+            "      A[i * 4 + j] = 1.0f\n"
+            "    }\n"
+            "  }\n"
+            "  for (j_1, 3, 1) {\n"
+            "    A[i * 4 + j_1] = 1.0f\n"
+            "  }\n"
+            "}\n"
+            "for (i_1, 1, 3) {\n"
+            "  for (j_1, 0, 4) {\n"
+            "    A[i_1 * 4 + j_1] = 1.0f\n"
+            "  }\n"
+            "}\n");
+  expect_same_results(f, g);
+}
+
+TEST(PartitionLoops, KeepsThePredicateWhereBoundsAreNotConstant) {
+  Var n("n");
+  Buffer A("A", DataType::float32(), {n});
+  Var io("io"), ii("ii"), k("k");
+  Stmt symbolic =
+      make_for(io, 0, floordiv(n + 7, 8), ForKind::Serial,
+               make_for(ii, 0, 8, ForKind::Serial, if_then_else(io * 8 + ii < n, store(A, 0.0f, {io * 8 + ii}))));
+  // Not linear in the loop variable: floormod.
+  Stmt nonlinear = make_for(k, 0, 16, ForKind::Serial, if_then_else(floormod(k, 3) < 2, store(A, 1.0f, {k})));
+  PrimFunc f{"f", {A}, seq({symbolic, nonlinear})};
+  PrimFunc g = partition_loops(f);
+  EXPECT_TRUE(g.body.same_as(f.body)) << g;
+}
+
+TEST(VectorizeLoops, LoopVariableBecomesARamp) {
+  Buffer A("A", DataType::float32(), {4, 8});
+  Buffer B("B", DataType::float32(), {4, 8});
+  Var i("i"), v("v"), t("t", DataType::float32());
+  Stmt body =
+      make_for(i, 0, 4, ForKind::Serial,
+               make_for(v, 0, 8, ForKind::Vectorized,
+                        let_stmt(t, load(A, {i * 8 + v}) * 2.0f, store(B, max(t, load(A, {i * 8})), {i * 8 + v}))));
+  PrimFunc f{"f", {A, B}, body};
+  PrimFunc g = vectorize_loops(f);
+  EXPECT_EQ(to_string(g.body),
+            "for (i, 0, 4) {\n"
+            "  let t = A[broadcast(i * 8, 8) + ramp(0, 1, 8)] * broadcast(2.0f, 8)\n"
+            "  B[broadcast(i * 8, 8) + ramp(0, 1, 8)] = max(t, broadcast(A[i * 8], 8))\n"
+            "}\n");
+  verify_lowered(g, "vectorize_loops");
+  EXPECT_EQ(to_string(simplify(g).body),
+            "for (i, 0, 4) {\n"
+            "  let t = A[ramp(i * 8, 1, 8)] * broadcast(2.0f, 8)\n"
+            "  B[ramp(i * 8, 1, 8)] = max(t, broadcast(A[i * 8], 8))\n"
+            "}\n");
+  expect_same_results(f, g);
+}
+
+TEST(VectorizeLoops, VectorizesThroughInnerLoopsAndInvariantConditions) {
+  Buffer A("A", DataType::float32(), {4});
+  Buffer B("B", DataType::float32(), {4, 8});
+  Buffer C("C", DataType::float32(), {8});
+  Var v("v"), k("k");
+  Stmt body = make_for(v, 0, 8, ForKind::Vectorized,
+                       make_for(k, 0, 4, ForKind::Serial,
+                                seq({if_then_else(k == 0, store(C, 0.0f, {v})),
+                                     store(C, load(C, {v}) + load(A, {k}) * load(B, {k * 8 + v}), {v})})));
+  PrimFunc f{"f", {A, B, C}, body};
+  PrimFunc g = simplify(vectorize_loops(f));
+  EXPECT_EQ(to_string(g.body),
+            "for (k, 0, 4) {\n"
+            "  if (k == 0) {\n"
+            "    C[ramp(0, 1, 8)] = broadcast(0.0f, 8)\n"
+            "  }\n"
+            "  C[ramp(0, 1, 8)] = C[ramp(0, 1, 8)] + broadcast(A[k], 8) * B[ramp(k * 8, 1, 8)]\n"
+            "}\n");
+  expect_same_results(f, g);
+}
+
+// Each case that cannot be vectorized stays a serial loop and says why.
+struct Unvectorizable {
+  const char* name;
+  std::function<Stmt(const Buffer&, const Buffer&, const Var&)> body;
+  const char* reason;
+};
+
+TEST(VectorizeLoops, WhatCannotBeVectorizedStaysSerialWithAWarning) {
+  Buffer A("A", DataType::float32(), {9});
+  Buffer B("B", DataType::float32(), {9});
+  std::vector<Unvectorizable> cases = {
+      {"guard",
+       [](const Buffer& a, const Buffer& b, const Var& v) { return if_then_else(v < 5, store(b, load(a, {v}), {v})); },
+       "the condition v < 5 depends on v (masked stores are not supported)"},
+      {"reduction",
+       [](const Buffer& a, const Buffer& b, const Var& v) { return store(b, load(b, {0}) + load(a, {v}), {0}); },
+       "the store into B has an index that does not depend on v (a reduction across lanes)"},
+      {"allocation",
+       [](const Buffer& a, const Buffer& b, const Var& v) {
+         Buffer t("T", DataType::float32(), {1});
+         return allocate(t, seq({store(t, load(a, {v}), {0}), store(b, load(t, {0}), {v})}));
+       },
+       "the allocation of T inside it would need a copy per lane"},
+      {"shifted", [](const Buffer& a, const Buffer& b, const Var& v) { return store(a, load(a, {v}) + 1.0f, {v + 1}); },
+       "buffer A is stored and accessed at different indices"},
+      {"extern",
+       [](const Buffer& a, const Buffer& b, const Var& v) {
+         return store(b, call_extern(DataType::float32(), "f", {load(a, {v})}), {v});
+       },
+       "call to f would need vector arguments"},
+  };
+  for (const Unvectorizable& c : cases) {
+    Var v("v");
+    PrimFunc f{"f", {A, B}, make_for(v, 0, 8, ForKind::Vectorized, c.body(A, B, v))};
+    ::testing::internal::CaptureStderr();
+    PrimFunc g = vectorize_loops(f);
+    std::string warning = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(warning.find(std::string("loop v cannot be vectorized: ") + c.reason), std::string::npos)
+        << c.name << ": " << warning;
+    auto* loop = g.body.as<ForNode>();
+    ASSERT_TRUE(loop) << c.name;
+    EXPECT_EQ(loop->for_kind, ForKind::Serial) << c.name;
+    EXPECT_TRUE(loop->body.same_as(f.body.as<ForNode>()->body)) << c.name;
+  }
+}
+
+TEST(UnrollLoops, UnrolledLoopsAreExpanded) {
+  Buffer A("A", DataType::float32(), {3});
+  Var i("i");
+  PrimFunc f{"f", {A}, make_for(i, 1, 2, ForKind::Unrolled, store(A, cast(DataType::float32(), i), {i}))};
+  EXPECT_EQ(to_string(unroll_loops(f).body),
+            "A[1] = float32(1)\n"
+            "A[2] = float32(2)\n");
+  EXPECT_EQ(to_string(simplify(unroll_loops(f)).body),
+            "A[1] = 1.0f\n"
+            "A[2] = 2.0f\n");
+}
+
+TEST(UnrollLoops, AutoUnrollUnrollsLoopsWhoseStepCountFits) {
+  Buffer A("A", DataType::float32(), {16, 8});
+  Var i("i"), j("j"), k("k");
+  Stmt inner = make_for(j, 0, 2, ForKind::Serial, make_for(k, 0, 4, ForKind::Serial, store(A, 0.0f, {i, j * 4 + k})));
+  PrimFunc f{"f", {A}, make_for(i, 0, 16, ForKind::Serial, inner, "", {{kAutoUnrollMaxStep, int64_t{8}}})};
+  PrimFunc g = simplify(unroll_loops(f));
+  EXPECT_EQ(to_string(g.body),
+            "for (i, 0, 16) {\n"
+            "  A[i, 0] = 0.0f\n"
+            "  A[i, 1] = 0.0f\n"
+            "  A[i, 2] = 0.0f\n"
+            "  A[i, 3] = 0.0f\n"
+            "  A[i, 4] = 0.0f\n"
+            "  A[i, 5] = 0.0f\n"
+            "  A[i, 6] = 0.0f\n"
+            "  A[i, 7] = 0.0f\n"
+            "}\n");
+  // With a limit of 4 only the k loop fits.
+  PrimFunc h = unroll_loops(
+      PrimFunc{"f", {A}, make_for(i, 0, 16, ForKind::Serial, inner, "", {{kAutoUnrollMaxStep, int64_t{4}}})});
+  EXPECT_EQ(to_string(simplify(h).body),
+            "for (i, 0, 16) {\n"
+            "  for (j, 0, 2) {\n"
+            "    A[i, j * 4] = 0.0f\n"
+            "    A[i, j * 4 + 1] = 0.0f\n"
+            "    A[i, j * 4 + 2] = 0.0f\n"
+            "    A[i, j * 4 + 3] = 0.0f\n"
+            "  }\n"
+            "}\n");
+  expect_same_results(f, g);
+}
+
+TEST(UnrollLoops, NonConstantExtentStaysSerialWithAWarning) {
+  Var n("n");
+  Buffer A("A", DataType::float32(), {n});
+  Var i("i");
+  PrimFunc f{"f", {A}, make_for(i, 0, n, ForKind::Unrolled, store(A, 0.0f, {i}))};
+  ::testing::internal::CaptureStderr();
+  PrimFunc g = unroll_loops(f);
+  std::string warning = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(warning.find("loop i has the non-constant extent n and cannot be unrolled"), std::string::npos) << warning;
+  EXPECT_EQ(g.body.as<ForNode>()->for_kind, ForKind::Serial);
+}
+
+}  // namespace
+}  // namespace temper

@@ -1,0 +1,153 @@
+// The C runtime API that generated code calls: errors, the parallel loop, threads,
+// allocation and the argument checks.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "compiler/runtime/c_runtime_api.h"
+#include "compiler/runtime/runtime_symbols.h"
+
+namespace {
+
+struct Counts {
+  std::vector<std::atomic<int>> hits;
+  std::mutex mutex;
+  std::set<int> threads;
+  explicit Counts(int64_t n) : hits(n) {}
+};
+
+int32_t count_iteration(int64_t i, void* closure) {
+  auto* counts = static_cast<Counts*>(closure);
+  ++counts->hits[i];
+  std::lock_guard<std::mutex> lock(counts->mutex);
+  counts->threads.insert(omp_get_thread_num());
+  return 0;
+}
+
+TEST(RuntimeApi, ParallelForRunsEveryIterationOnceOnSeveralThreads) {
+  temper_set_num_threads(2);
+  Counts counts(1000);
+  EXPECT_EQ(temper_parallel_for(1000, count_iteration, &counts), 0);
+  for (int64_t i = 0; i < 1000; ++i) ASSERT_EQ(counts.hits[i], 1) << i;
+  EXPECT_EQ(counts.threads.size(), 2u);
+  temper_set_num_threads(0);
+}
+
+TEST(RuntimeApi, ParallelForOfNothingRunsNothing) {
+  Counts counts(1);
+  EXPECT_EQ(temper_parallel_for(0, count_iteration, &counts), 0);
+  EXPECT_EQ(counts.hits[0], 0);
+}
+
+int32_t fail_at_seven(int64_t i, void*) {
+  if (i != 7) return 0;
+  temper_set_last_error("iteration 7 failed");
+  return 3;
+}
+
+TEST(RuntimeApi, ParallelForReturnsAFailureWithItsMessageOnTheCallingThread) {
+  temper_set_num_threads(2);
+  temper_set_last_error("");
+  EXPECT_EQ(temper_parallel_for(100, fail_at_seven, nullptr), 3);
+  EXPECT_STREQ(temper_get_last_error(), "iteration 7 failed");
+  temper_set_num_threads(0);
+}
+
+int32_t nested_body(int64_t, void* closure) {
+  // An inner parallel loop runs serially on the outer loop's thread.
+  return temper_parallel_for(10, count_iteration, closure);
+}
+
+TEST(RuntimeApi, NestedParallelForRunsInnerLoopsSerially) {
+  temper_set_num_threads(2);
+  Counts counts(10);
+  EXPECT_EQ(temper_parallel_for(4, nested_body, &counts), 0);
+  for (int64_t i = 0; i < 10; ++i) EXPECT_EQ(counts.hits[i], 4);
+  temper_set_num_threads(0);
+}
+
+TEST(RuntimeApi, NumThreadsDefaultsToTheCores) {
+  temper_set_num_threads(3);
+  EXPECT_EQ(temper_get_num_threads(), 3);
+  temper_set_num_threads(0);
+  EXPECT_EQ(temper_get_num_threads(), omp_get_num_procs());
+}
+
+TEST(RuntimeApi, ErrorsArePerThread) {
+  temper_set_last_error("main thread");
+  std::thread([] {
+    EXPECT_STREQ(temper_get_last_error(), "");
+    temper_set_last_error("worker");
+  }).join();
+  EXPECT_STREQ(temper_get_last_error(), "main thread");
+}
+
+TEST(RuntimeApi, AllocIsAlignedAndFailsCleanly) {
+  for (int64_t bytes : {0, 1, 63, 64, 1000}) {
+    void* p = temper_alloc(bytes);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+    std::memset(p, 0xab, static_cast<size_t>(bytes));
+    temper_free(p);
+  }
+  EXPECT_EQ(temper_alloc(int64_t{1} << 62), nullptr);
+  EXPECT_NE(std::string(temper_get_last_error()).find("out of memory: cannot allocate"), std::string::npos);
+  EXPECT_EQ(temper_alloc(-1), nullptr);
+  EXPECT_NE(std::string(temper_get_last_error()).find("negative size -1"), std::string::npos);
+}
+
+TEST(RuntimeApi, ArgumentChecksDescribeTheMismatch) {
+  alignas(64) static float data[12];
+  const int64_t shape[] = {3, 4};
+  TemperTensor t{data, 2, shape, nullptr, TEMPER_DTYPE_FLOAT, 32, 1, TEMPER_DEVICE_CPU, 0};
+  EXPECT_EQ(temper_check_tensor_header("f", &t, 0, "X", 2, TEMPER_DTYPE_FLOAT, 32, 64), 0);
+  const int64_t expected[] = {3, 4};
+  EXPECT_EQ(temper_check_tensor_shape("f", &t, 0, "X", expected), 0);
+
+  EXPECT_EQ(temper_check_num_args("f", 1, 2), -1);
+  EXPECT_STREQ(temper_get_last_error(), "f: expected 2 arguments, got 1");
+  EXPECT_EQ(temper_check_tensor_header("f", &t, 0, "X", 2, TEMPER_DTYPE_INT, 8, 64), -1);
+  EXPECT_STREQ(temper_get_last_error(), "f: argument 0 (X): expected dtype int8, got float32");
+  const int64_t other[] = {3, 5};
+  EXPECT_EQ(temper_check_tensor_shape("f", &t, 0, "X", other), -1);
+  EXPECT_STREQ(temper_get_last_error(), "f: argument 0 (X): expected shape [3, 5], got [3, 4]");
+  TemperTensor gpu = t;
+  gpu.device_type = TEMPER_DEVICE_CUDA;
+  EXPECT_EQ(temper_check_tensor_header("f", &gpu, 0, "X", 2, TEMPER_DTYPE_FLOAT, 32, 64), -1);
+  EXPECT_STREQ(temper_get_last_error(), "f: argument 0 (X): expected a CPU tensor, got device type 2");
+  TemperTensor vector = t;
+  vector.lanes = 4;
+  EXPECT_EQ(temper_check_tensor_header("f", &vector, 0, "X", 2, TEMPER_DTYPE_FLOAT, 32, 64), -1);
+  EXPECT_STREQ(temper_get_last_error(), "f: argument 0 (X): expected dtype float32, got float32x4");
+  // Strides of a compact tensor (and any stride on an extent-1 dimension) pass.
+  const int64_t compact[] = {4, 1};
+  TemperTensor strided = t;
+  strided.strides = compact;
+  EXPECT_EQ(temper_check_tensor_header("f", &strided, 0, "X", 2, TEMPER_DTYPE_FLOAT, 32, 64), 0);
+  TemperTensor null_data = t;
+  null_data.data = nullptr;
+  EXPECT_EQ(temper_check_tensor_header("f", &null_data, 0, "X", 2, TEMPER_DTYPE_FLOAT, 32, 64), -1);
+  EXPECT_STREQ(temper_get_last_error(), "f: argument 0 (X): the data pointer is NULL");
+}
+
+TEST(RuntimeApi, RuntimeSymbolsNameEveryFunctionAndTheMicroKernels) {
+  std::set<std::string> names;
+  for (const auto& [name, address] : temper::runtime_symbols()) {
+    EXPECT_NE(address, nullptr) << name;
+    names.insert(name);
+  }
+  for (const char* name :
+       {"temper_set_last_error", "temper_get_last_error", "temper_parallel_for", "temper_set_num_threads",
+        "temper_get_num_threads", "temper_alloc", "temper_free", "temper_check_num_args", "temper_check_tensor_header",
+        "temper_check_tensor_shape", "temper_ukernel_sgemm_6x32"}) {
+    EXPECT_TRUE(names.count(name)) << name;
+  }
+}
+
+}  // namespace
