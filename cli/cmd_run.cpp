@@ -78,7 +78,7 @@ int cmd_run(const std::vector<std::string>& args) {
   ops::OpInstance op = ops::instantiate(workload);
   Target target = Target::parse(target_text);
   if (threads > 0) temper_set_num_threads(threads);
-  Schedule sch = make_schedule(op, choice);
+  Schedule sch = make_schedule(op, choice, target);
   if (!save_trace.empty()) {
     std::ofstream out(save_trace);
     if (!out) throw UserError(str("cannot write trace file '", save_trace, "'"));

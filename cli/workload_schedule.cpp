@@ -17,7 +17,7 @@ void add_schedule_options(po::options_description& desc, ScheduleChoice& choice)
        "without --trace: 'naive' (the loop nest as defined) or 'default' (the op's hand-written CPU schedule)");
 }
 
-Schedule make_schedule(const ops::OpInstance& op, const ScheduleChoice& choice) {
+Schedule make_schedule(const ops::OpInstance& op, const ScheduleChoice& choice, const Target& target) {
   if (!choice.trace_file.empty()) {
     std::ifstream in(choice.trace_file);
     if (!in) throw UserError(str("cannot read trace file '", choice.trace_file, "'"));
@@ -30,7 +30,7 @@ Schedule make_schedule(const ops::OpInstance& op, const ScheduleChoice& choice) 
     return Trace::from_json(json).replay(op.func);
   }
   if (choice.schedule == "naive") return Schedule(op.func);
-  if (choice.schedule == "default") return ops::schedule_cpu_default(op);
+  if (choice.schedule == "default") return ops::schedule_cpu_default(op, target);
   throw UserError(str("unknown --schedule '", choice.schedule, "': use naive or default (or --trace FILE)"));
 }
 

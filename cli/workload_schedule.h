@@ -9,6 +9,7 @@
 
 #include "compiler/ops/workload.h"
 #include "compiler/schedule/schedule.h"
+#include "compiler/target/target.h"
 
 namespace temper::cli {
 
@@ -20,9 +21,9 @@ struct ScheduleChoice {
 // Adds --trace and --schedule to a command's options.
 void add_schedule_options(boost::program_options::options_description& desc, ScheduleChoice& choice);
 
-// The scheduled program for the workload; UserError for an unreadable or malformed trace
+// The scheduled program for the workload on target; UserError for an unreadable or malformed trace
 // file, or an unknown schedule name.
-Schedule make_schedule(const ops::OpInstance& op, const ScheduleChoice& choice);
+Schedule make_schedule(const ops::OpInstance& op, const ScheduleChoice& choice, const Target& target);
 
 // Parses argv-style args against desc with one positional WORKLOAD; prints help and
 // returns false when --help was given.

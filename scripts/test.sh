@@ -3,6 +3,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
-"$root/scripts/build.sh" -DTEMPER_BUILD_TESTS=ON
+# The IR verifier runs after every lowering pass in the tests.
+"$root/scripts/build.sh" -DTEMPER_BUILD_TESTS=ON -DTEMPER_VERIFY_IR=ON
 cd "$build"
 ctest --output-on-failure -j"$(nproc)" --timeout 300

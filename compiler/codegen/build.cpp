@@ -42,13 +42,14 @@ BuildResult build(const std::vector<PrimFunc>& scheduled, const Target& target, 
   return r;
 }
 
-std::string emit(const std::vector<PrimFunc>& scheduled, const Target& target, const std::string& what) {
+std::string emit(const std::vector<PrimFunc>& scheduled, const Target& target, const std::string& what,
+                 const LowerOptions& options) {
   if (what == "ir") {
     std::ostringstream os;
     for (const PrimFunc& f : scheduled) os << f;
     return os.str();
   }
-  std::vector<PrimFunc> lowered = lower_all(scheduled, {});
+  std::vector<PrimFunc> lowered = lower_all(scheduled, options);
   if (what == "lowered") {
     std::ostringstream os;
     for (const PrimFunc& f : lowered) os << f;

@@ -24,6 +24,8 @@ struct BuildResult {
 BuildResult build(const std::vector<PrimFunc>& scheduled, const Target& target, const LowerOptions& options = {});
 
 // What `temper show --emit` prints: "ir" (as scheduled), "lowered", "c", "llvm", "asm".
-std::string emit(const std::vector<PrimFunc>& scheduled, const Target& target, const std::string& what);
+// options.log_passes prints the IR after each lowering pass on the way.
+std::string emit(const std::vector<PrimFunc>& scheduled, const Target& target, const std::string& what,
+                 const LowerOptions& options = {});
 
 }  // namespace temper

@@ -25,6 +25,9 @@ class AccessCollector : public IRVisitor {
   using IRVisitor::visit;
 
   bool flat_access = false;
+  // The address of an element escapes (address_of, a micro-kernel's operand): the callee
+  // reaches elements the IR does not show, through strides computed from the shape.
+  bool address_taken = false;
   const std::vector<std::vector<IndexPart>>& dims() const { return dims_; }
 
  protected:
@@ -52,6 +55,13 @@ class AccessCollector : public IRVisitor {
   }
   void visit(const BufferStoreNode* op) override {
     record(op->buffer, op->indices);
+    IRVisitor::visit(op);
+  }
+  void visit(const CallNode* op) override {
+    if (op->call_kind == CallKind::Intrinsic && op->name == "address_of") {
+      auto* element = op->args[0].as<BufferLoadNode>();
+      address_taken = address_taken || (element && element->buffer.same_as(buffer_));
+    }
     IRVisitor::visit(op);
   }
 
@@ -133,7 +143,7 @@ class BufferCompactor : public IRMutator {
     const Buffer& buffer = op->buffer;
     AccessCollector collector(analyzer_, buffer);
     collector.visit(body);
-    if (collector.flat_access || collector.dims().empty() || collector.dims()[0].empty()) {
+    if (collector.flat_access || collector.address_taken || collector.dims().empty() || collector.dims()[0].empty()) {
       return body.same_as(op->body) ? self : allocate(buffer, body);
     }
     std::vector<Expr> shape = buffer->shape;

@@ -10,7 +10,10 @@
 // A dimension keeps its full extent when its accesses are unbounded or the region is
 // not smaller; a dimension with differing offsets falls back to constant bounds over
 // all variables. Conditions around accesses are not used (the region may be larger
-// than what a guarded access touches, never smaller).
+// than what a guarded access touches, never smaller). A buffer whose element address is
+// taken (the address_of intrinsic: a tensorized micro-kernel's operand) keeps its shape:
+// the callee reaches a region the IR does not show, with leading dimensions that the
+// schedule computed from that shape.
 // Guarantees: every access of a compacted buffer is within its new shape whenever it
 // was within the old one; parameters are untouched.
 #pragma once

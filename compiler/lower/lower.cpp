@@ -46,7 +46,9 @@ PrimFunc lower(const PrimFunc& input, const LowerOptions& opts) {
   log("compact_buffers", f);
   f = flatten_buffers(f);
   log("flatten_buffers", f);
-  // Partitioning reads guards in simplified, linear form.
+  // Partitioning reads guards in simplified, linear form. Its copies of a loop body (and
+  // unroll_loops' below) allocate the body's buffers again, one Allocate per copy: the
+  // passes after it rewrite each allocation within its own scope.
   f = simplify(f);
   log("simplify", f);
   f = partition_loops(f);

@@ -13,7 +13,9 @@
 // inner loop of the tail above splits at ii = 4 in turn. Loops with non-constant bounds,
 // thread-bound loops, and conditions that are not linear in v are left alone (the
 // predicate stays).
-// Guarantees: the same statements run for the same iterations, in the same order.
+// Guarantees: the same statements run for the same iterations, in the same order. An
+// Allocate inside the loop is copied into each part, so one buffer may then be allocated
+// at several places, each enclosing the uses in its part.
 #pragma once
 
 #include "compiler/ir/ir.h"

@@ -35,10 +35,12 @@ class BufferReplacer : public IRMutator {
   std::map<const BufferNode*, Buffer> map_;
 };
 
+// A buffer may be allocated at several places, each the scope of its own uses (the
+// copies of a loop body that partition_loops and unroll_loops make share the body's
+// buffers), so each allocation is promoted together with the uses inside it only.
 class LocalPromoter : public IRMutator {
  public:
   using IRMutator::visit;
-  std::map<const BufferNode*, Buffer> promoted;
 
   Stmt visit(const AllocateNode* op, const Stmt& self) override {
     Stmt body = mutate(op->body);
@@ -47,8 +49,7 @@ class LocalPromoter : public IRMutator {
     if (op->buffer->scope == "global" && n && !__builtin_mul_overflow(*n, op->buffer->dtype.bytes(), &bytes) &&
         bytes <= kMaxLocalBytes) {
       Buffer local = op->buffer.with_scope("local");
-      promoted[op->buffer.get()] = local;
-      return allocate(local, body);
+      return allocate(local, BufferReplacer({{op->buffer.get(), local}}).mutate(body));
     }
     return body.same_as(op->body) ? self : allocate(op->buffer, body);
   }
@@ -144,10 +145,8 @@ class MemoryReuser : public IRMutator {
 }  // namespace
 
 PrimFunc storage_rewrite(const PrimFunc& f) {
-  LocalPromoter promoter;
   PrimFunc out = f;
-  out.body = promoter.mutate(f.body);
-  out.body = BufferReplacer(promoter.promoted).mutate(out.body);
+  out.body = LocalPromoter().mutate(f.body);
   out.body = MemoryReuser().mutate(out.body);
   return out;
 }

@@ -1,6 +1,8 @@
 // storage_rewrite: where allocations live, and which can share memory.
 //
-// Expects flattened IR (1-D allocations) with allocations at their final places.
+// Expects flattened IR (1-D allocations) with allocations at their final places. One
+// buffer may be allocated at several places (partition_loops and unroll_loops copy loop
+// bodies with their Allocates); each allocation is rewritten with the uses it encloses.
 // - A "global" allocation of constant size at most kMaxLocalBytes becomes "local": a
 //   register or stack tile, which codegen allocates on the stack of the iteration
 //   (the "global" ones come from the heap).

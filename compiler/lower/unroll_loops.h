@@ -10,7 +10,8 @@
 // Copy k of the body has the loop variable replaced by min + k; inner loops are
 // unrolled first. An Unrolled loop whose extent is not a constant becomes serial, with
 // a warning. The annotation is consumed.
-// Guarantees: no ForKind::Unrolled loop and no "pragma_auto_unroll_max_step" remains.
+// Guarantees: no ForKind::Unrolled loop and no "pragma_auto_unroll_max_step" remains. An
+// Allocate in an unrolled body is copied with it (one per copy, each enclosing its uses).
 #pragma once
 
 #include "compiler/ir/ir.h"

@@ -189,14 +189,6 @@ bool find_gemm(const Schedule& s, const OpInstance& op, std::string& gemm, std::
   return !gemm.empty();
 }
 
-// The first candidate that divides extent; the first candidate (with a tail) if none does.
-int pick_tile(int64_t extent, std::initializer_list<int> candidates) {
-  for (int c : candidates) {
-    if (extent % c == 0) return c;
-  }
-  return *candidates.begin();
-}
-
 }  // namespace
 
 void schedule_gemm_cpu(Schedule& s, BlockRV gemm, int b_read_index, const BlockRV* epilogue, const GemmTiling& t) {
@@ -227,15 +219,28 @@ void schedule_gemm_cpu(Schedule& s, BlockRV gemm, int b_read_index, const BlockR
   for (BlockRV b : {packed_b, out, init}) vectorize_innermost_spatial(s, b);
 }
 
-Schedule schedule_cpu_default(const OpInstance& op) {
+GemmTiling GemmTiling::for_target(const Target& target, int64_t m, int64_t n) {
+  int bits = target.vector_bits();
+  int lanes = bits / 32;
+  GemmTiling t;
+  t.mr = bits == 512 ? 8 : 6;
+  t.nr = 2 * lanes;
+  // Fewer columns when N is not a multiple of the tile but is of a smaller one.
+  while (t.nr > lanes && n % t.nr != 0) t.nr -= lanes;
+  if (m < t.mr) t.mr = static_cast<int>(m);
+  if (n < t.nr) t.nr = static_cast<int>(n);
+  return t;
+}
+
+Schedule schedule_cpu_default(const OpInstance& op) { return schedule_cpu_default(op, Target::parse("llvm -mcpu=native")); }
+
+Schedule schedule_cpu_default(const OpInstance& op, const Target& target) {
   Schedule s(op.func);
   std::string gemm, epilogue;
   if (find_gemm(s, op, gemm, epilogue)) {
     std::vector<LoopRV> loops = s.get_loops(s.get_block(gemm));
     size_t n = loops.size();
-    GemmTiling t;
-    t.mr = pick_tile(loop_extent(s, loops[n - 3]), {8, 6, 4, 2, 1});
-    t.nr = pick_tile(loop_extent(s, loops[n - 2]), {32, 16, 8});
+    GemmTiling t = GemmTiling::for_target(target, loop_extent(s, loops[n - 3]), loop_extent(s, loops[n - 2]));
     BlockRV ep = epilogue.empty() ? BlockRV{} : s.get_block(epilogue);
     // reads: the accumulator, A, then B.
     schedule_gemm_cpu(s, s.get_block(gemm), 2, epilogue.empty() ? nullptr : &ep, t);

@@ -19,9 +19,13 @@
 
 #include "compiler/ops/workload.h"
 #include "compiler/schedule/schedule.h"
+#include "compiler/target/target.h"
 
 namespace temper::ops {
 
+// Register tiles and vector widths follow target.vector_bits(); without a target, the
+// host CPU's ("llvm -mcpu=native").
+Schedule schedule_cpu_default(const OpInstance& op, const Target& target);
 Schedule schedule_cpu_default(const OpInstance& op);
 Schedule schedule_cpu_tiled(const OpInstance& op);
 Schedule schedule_cpu_staged(const OpInstance& op);
@@ -31,8 +35,12 @@ Schedule schedule_cpu_staged(const OpInstance& op);
 // b_read_index). epilogue, if given, is an elementwise consumer fused into the tile
 // instead of a local accumulator.
 struct GemmTiling {
-  int mr = 8;   // rows of the register tile
-  int nr = 32;  // columns of the register tile: two AVX-512 vectors
+  int mr = 6;   // rows of the register tile
+  int nr = 16;  // columns of the register tile, a multiple of the vector width
+  // The tile for a target: mr x nr accumulators that fit its vector registers with room
+  // for the B vectors and the A broadcast (AVX-512: 8 x 32 in 16 of 32 zmm; AVX2:
+  // 6 x 16 in 12 of 16 ymm; SSE: 6 x 8 in 12 of 16 xmm), narrowed for small M or N.
+  static GemmTiling for_target(const Target& target, int64_t m, int64_t n);
 };
 void schedule_gemm_cpu(Schedule& s, BlockRV gemm, int b_read_index, const BlockRV* epilogue, const GemmTiling& t);
 

@@ -17,6 +17,35 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 }  // namespace
 
+int Target::vector_bits() const {
+  for (const std::string& a : mattrs) {
+    if (a == "+avx512f") return 512;
+  }
+  bool no_avx512 = false;
+  for (const std::string& a : mattrs) no_avx512 |= a == "-avx512f";
+  auto host_bits = [&] {
+    if (__builtin_cpu_supports("avx512f") && !no_avx512) return 512;
+    if (__builtin_cpu_supports("avx2")) return 256;
+    return 128;
+  };
+  if (mcpu == "native" || (kind == Kind::C && mcpu.empty())) return host_bits();
+  static const char* kAvx512[] = {"skylake-avx512", "cascadelake", "cooperlake", "cannonlake", "icelake-client",
+                                  "icelake-server", "tigerlake", "sapphirerapids", "emeraldrapids",
+                                  "graniterapids", "znver4", "znver5"};
+  static const char* kAvx2[] = {"haswell", "broadwell", "skylake", "alderlake", "raptorlake", "meteorlake",
+                                "znver1", "znver2", "znver3", "bdver4"};
+  for (const char* n : kAvx512) {
+    if (mcpu == n && !no_avx512) return 512;
+  }
+  for (const char* n : kAvx2) {
+    if (mcpu == n) return 256;
+  }
+  for (const std::string& a : mattrs) {
+    if (a == "+avx2") return 256;
+  }
+  return 128;  // the generic x86-64 CPU: SSE2
+}
+
 const char* target_kind_name(Target::Kind kind) {
   switch (kind) {
     case Target::Kind::LLVM:

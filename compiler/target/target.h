@@ -33,6 +33,11 @@ struct Target {
   // The canonical string: kind, then -mcpu, -mattr, -num-cores when set. parse(to_string()) == *this.
   std::string to_string() const;
 
+  // The widest SIMD register the target's code may use, in bits (128, 256 or 512): what
+  // schedules size their vector loops and register tiles by. "native" (and the C target,
+  // which builds with -march=native) asks the host CPU.
+  int vector_bits() const;
+
   bool operator==(const Target&) const = default;
 };
 

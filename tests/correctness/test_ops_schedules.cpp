@@ -63,6 +63,9 @@ std::vector<Case> all_cases() {
   return cases;
 }
 
+// Names the case in failure messages instead of GoogleTest's byte dump.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.workload << " under " << c.schedule; }
+
 class OpsUnderSchedules : public ::testing::TestWithParam<Case> {};
 
 TEST_P(OpsUnderSchedules, MatchesReference) {
