@@ -1,3 +1,5 @@
+#include <cstring>
+#include <fstream>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -11,18 +13,21 @@ namespace temper::cli {
 int cmd_show(const std::vector<std::string>& args) {
   const std::string usage =
       "usage: temper show WORKLOAD [--trace FILE | --schedule naive|default] --emit ir|lowered|c|llvm|asm "
-      "[--target T] [--log-passes]";
+      "[--target T] [--log-passes] [-o FILE[.o|.so]]";
   ScheduleChoice choice;
   std::string emit_what = "lowered";
   std::string target_text = "llvm -mcpu=native";
   bool log_passes = false;
+  std::string output;
   po::options_description desc("temper show: print a workload's program at one stage of compilation");
   add_schedule_options(desc, choice);
   desc.add_options()
       ("emit", po::value(&emit_what)->default_value("lowered"),
        "ir (as scheduled), lowered (after the lowering passes), c, llvm (LLVM IR), asm (machine code)")
       ("target", po::value(&target_text)->default_value("llvm -mcpu=native"), "target string")
-      ("log-passes", po::bool_switch(&log_passes), "print the IR after each lowering pass (to stderr)");
+      ("log-passes", po::bool_switch(&log_passes), "print the IR after each lowering pass (to stderr)")
+      ("output,o", po::value(&output), "write to this file instead of stdout; a .o or .so file gets the compiled "
+                                       "object or shared library (llvm targets)");
   std::string workload_text;
   if (!parse_command_line(args, usage, desc, workload_text)) return 0;
 
@@ -31,7 +36,23 @@ int cmd_show(const std::vector<std::string>& args) {
   Schedule sch = make_schedule(op, choice, target);
   LowerOptions lower_options;
   lower_options.log_passes = log_passes;
-  std::cout << emit({sch.func()}, target, emit_what, lower_options);
+  auto ends_with = [&](const char* suffix) {
+    return output.size() > std::strlen(suffix) && output.compare(output.size() - std::strlen(suffix), std::string::npos,
+                                                                 suffix) == 0;
+  };
+  if (ends_with(".o") || ends_with(".so")) {
+    export_library({sch.func()}, target, output, lower_options);
+    std::cerr << "wrote " << output << " (function " << op.func.name << ", calling convention of "
+              << "compiler/runtime/c_runtime_api.h)\n";
+    return 0;
+  }
+  std::string text = emit({sch.func()}, target, emit_what, lower_options);
+  if (output.empty()) {
+    std::cout << text;
+    return 0;
+  }
+  std::ofstream out(output);
+  if (!out || !(out << text)) throw UserError(str("cannot write '", output, "'"));
   return 0;
 }
 

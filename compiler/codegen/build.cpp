@@ -42,6 +42,14 @@ BuildResult build(const std::vector<PrimFunc>& scheduled, const Target& target, 
   return r;
 }
 
+void export_library(const std::vector<PrimFunc>& scheduled, const Target& target, const std::string& path,
+                    const LowerOptions& options) {
+  if (target.kind != Target::Kind::LLVM) {
+    throw UserError(str("exporting a library needs an llvm target, got '", target.to_string(), "'"));
+  }
+  export_llvm(lower_all(scheduled, options), target, path);
+}
+
 std::string emit(const std::vector<PrimFunc>& scheduled, const Target& target, const std::string& what,
                  const LowerOptions& options) {
   if (what == "ir") {

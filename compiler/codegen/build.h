@@ -24,6 +24,11 @@ struct BuildResult {
 BuildResult build(const std::vector<PrimFunc>& scheduled, const Target& target, const LowerOptions& options = {});
 
 // What `temper show --emit` prints: "ir" (as scheduled), "lowered", "c", "llvm", "asm".
+// Lowers and writes the functions as an object file (.o) or a shared library (.so) that
+// load_shared_library() loads; LLVM targets only.
+void export_library(const std::vector<PrimFunc>& scheduled, const Target& target, const std::string& path,
+                    const LowerOptions& options = {});
+
 // options.log_passes prints the IR after each lowering pass on the way.
 std::string emit(const std::vector<PrimFunc>& scheduled, const Target& target, const std::string& what,
                  const LowerOptions& options = {});

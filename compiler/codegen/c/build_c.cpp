@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "compiler/codegen/c/c_runtime_api_text.h"
 #include "compiler/codegen/c/codegen_c.h"
 #include "compiler/codegen/c/system_compiler.h"
 #include "compiler/runtime/shared_library_module.h"
@@ -49,8 +50,10 @@ std::unique_ptr<Module> build_c(const std::vector<PrimFunc>& lowered, const Targ
   std::filesystem::path c_file = dir.path() / "module.c";
   std::filesystem::path library = dir.path() / "module.so";
   std::ofstream(c_file) << source;
-  // Generated code includes compiler/runtime/c_runtime_api.h from Temper's source tree.
-  run_system_compiler(str("-std=gnu11 -O3 ", cpu_flags(target), " -shared -fPIC -I", shell_quote(TEMPER_SOURCE_DIR),
+  // Generated code includes compiler/runtime/c_runtime_api.h; the header travels inside Temper.
+  std::filesystem::create_directories(dir.path() / "compiler" / "runtime");
+  std::ofstream(dir.path() / "compiler" / "runtime" / "c_runtime_api.h") << c_runtime_api_text();
+  run_system_compiler(str("-std=gnu11 -O3 ", cpu_flags(target), " -shared -fPIC -I", shell_quote(dir.path().string()),
                           " -o ", shell_quote(library.string()), " ", shell_quote(c_file.string()), " -lm"),
                       "compiling the generated C code");
   // The loaded library stays mapped after its file is removed with the directory.
