@@ -42,7 +42,7 @@ int cmd_show(const std::vector<std::string>& args) {
   };
   if (ends_with(".o") || ends_with(".so")) {
     export_library({sch.func()}, target, output, lower_options);
-    std::cerr << "wrote " << output << " (function " << op.func.name << ", calling convention of "
+    std::cerr << "wrote " << output << " (function " << function_symbol(op.func.name) << ", calling convention of "
               << "compiler/runtime/c_runtime_api.h)\n";
     return 0;
   }

@@ -112,9 +112,7 @@ Expr make_const_like(DataType t, const Expr& literal) {
   return {};
 }
 
-Expr make_binary(NodeKind kind, Expr a, Expr b) {
-  unify(node_kind_name(kind), a, b);
-  DataType t = a.dtype();
+bool is_comparison(NodeKind kind) {
   switch (kind) {
     case NodeKind::EQ:
     case NodeKind::NE:
@@ -122,8 +120,20 @@ Expr make_binary(NodeKind kind, Expr a, Expr b) {
     case NodeKind::LE:
     case NodeKind::GT:
     case NodeKind::GE:
-      t = DataType::boolean().with_lanes(t.lanes());
-      break;
+      return true;
+    default:
+      return false;
+  }
+}
+
+DataType binary_result_type(NodeKind kind, DataType t) {
+  return is_comparison(kind) ? DataType::boolean().with_lanes(t.lanes()) : t;
+}
+
+Expr make_binary(NodeKind kind, Expr a, Expr b) {
+  unify(node_kind_name(kind), a, b);
+  DataType t = a.dtype();
+  switch (kind) {
     case NodeKind::And:
     case NodeKind::Or:
       if (!t.is_bool()) throw UserError(str("'", node_kind_name(kind), "' needs bool operands, got ", t));
@@ -134,10 +144,11 @@ Expr make_binary(NodeKind kind, Expr a, Expr b) {
       if (!t.is_integer()) throw UserError(str("'", node_kind_name(kind), "' needs integer operands, got ", t));
       break;
     default:
-      if (t.is_bool() || t.is_handle()) {
+      if (!is_comparison(kind) && (t.is_bool() || t.is_handle())) {
         throw UserError(str("arithmetic '", node_kind_name(kind), "' on ", t, " operands: ", a, ", ", b));
       }
   }
+  t = binary_result_type(kind, t);
   switch (kind) {
 #define TEMPER_MAKE(n) \
   case NodeKind::n:    \

@@ -437,6 +437,11 @@ Expr make_bool(bool v);
 Expr make_const_like(DataType t, const Expr& literal);
 Expr cast(DataType t, Expr v);
 Expr make_binary(NodeKind kind, Expr a, Expr b);
+// EQ, NE, LT, LE, GT, GE.
+bool is_comparison(NodeKind kind);
+// The type of a binary node of this kind over operands of type t: bool (with t's lanes)
+// for a comparison, t otherwise.
+DataType binary_result_type(NodeKind kind, DataType t);
 
 Expr operator+(Expr a, Expr b);
 Expr operator-(Expr a, Expr b);

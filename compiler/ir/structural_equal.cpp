@@ -16,16 +16,18 @@ struct FieldAddresses {
 
 class EqualChecker {
  public:
+  explicit EqualChecker(bool map_vars) : map_vars_(map_vars) {}
+
   bool eq(const Expr& a, const Expr& b) {
     if (a.defined() != b.defined()) return false;
-    if (!a.defined()) return true;
+    if (!a.defined() || (!map_vars_ && a.same_as(b))) return true;
     if (a.kind() != b.kind() || a.dtype() != b.dtype()) return false;
     if (auto va = a.as<VarNode>()) return eq_var(va, b.as<VarNode>());
     return eq_node(a.get(), b.get());
   }
   bool eq(const Stmt& a, const Stmt& b) {
     if (a.defined() != b.defined()) return false;
-    if (!a.defined()) return true;
+    if (!a.defined() || (!map_vars_ && a.same_as(b))) return true;
     if (a.kind() != b.kind()) return false;
     return eq_node(a.get(), b.get());
   }
@@ -36,6 +38,7 @@ class EqualChecker {
   bool eq(const Buffer& a, const Buffer& b) {
     if (a.defined() != b.defined()) return false;
     if (!a.defined()) return true;
+    if (!map_vars_) return a.same_as(b);
     auto it = buf_map_.find(a.get());
     if (it != buf_map_.end()) return it->second == b.get();
     if (buf_rev_.count(b.get())) return false;
@@ -60,11 +63,13 @@ class EqualChecker {
   bool eq(const T& a, const T& b) { return a == b; }
 
  private:
+  bool map_vars_;
   std::unordered_map<const VarNode*, const VarNode*> var_map_, var_rev_;
   std::unordered_map<const BufferNode*, const BufferNode*> buf_map_, buf_rev_;
 
   bool eq_var(const VarNode* a, const VarNode* b) {
     if (!b) return false;
+    if (!map_vars_) return a == b;
     auto it = var_map_.find(a);
     if (it != var_map_.end()) return it->second == b;
     if (var_rev_.count(b)) return false;
@@ -171,10 +176,10 @@ class Hasher {
 
 }  // namespace
 
-bool structural_equal(const Expr& a, const Expr& b) { return EqualChecker().eq(a, b); }
-bool structural_equal(const Stmt& a, const Stmt& b) { return EqualChecker().eq(a, b); }
+bool structural_equal(const Expr& a, const Expr& b, bool map_vars) { return EqualChecker(map_vars).eq(a, b); }
+bool structural_equal(const Stmt& a, const Stmt& b, bool map_vars) { return EqualChecker(map_vars).eq(a, b); }
 bool structural_equal(const PrimFunc& a, const PrimFunc& b) {
-  EqualChecker c;
+  EqualChecker c(/*map_vars=*/true);
   return a.name == b.name && c.eq(a.params, b.params) && c.eq(a.body, b.body);
 }
 

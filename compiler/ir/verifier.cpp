@@ -255,23 +255,10 @@ class Verifier : public IRVisitor {
     DataType ta = op->a.dtype();
     DataType tb = op->b.dtype();
     if (ta != tb) fail("operands of ", node_kind_name(e.kind()), " differ in type (", ta, " vs ", tb, "): ", e);
-    DataType expected = ta;
-    switch (e.kind()) {
-      case NodeKind::EQ:
-      case NodeKind::NE:
-      case NodeKind::LT:
-      case NodeKind::LE:
-      case NodeKind::GT:
-      case NodeKind::GE:
-        expected = DataType::boolean().with_lanes(ta.lanes());
-        break;
-      case NodeKind::And:
-      case NodeKind::Or:
-        if (!ta.is_bool()) fail(node_kind_name(e.kind()), " of non-bool operands: ", e);
-        break;
-      default:
-        break;
+    if ((e.kind() == NodeKind::And || e.kind() == NodeKind::Or) && !ta.is_bool()) {
+      fail(node_kind_name(e.kind()), " of non-bool operands: ", e);
     }
+    DataType expected = binary_result_type(e.kind(), ta);
     if (op->dtype != expected)
       fail(node_kind_name(e.kind()), " has type ", op->dtype, ", expected ", expected, ": ", e);
   }

@@ -313,4 +313,35 @@ bool Analyzer::can_prove(const Expr& cond) {
   return bounds(s).min >= 1;
 }
 
+Expr simplify(const Expr& e) {
+  return Analyzer().simplify(e);
+}
+
+void AnalyzingVisitor::visit(const ForNode* op) {
+  visit_field(op->min);
+  visit_field(op->extent);
+  Analyzer::Scope scope(analyzer_);
+  analyzer_.bind(op->loop_var, Range{op->min, op->extent});
+  inner_.insert(op->loop_var.get());
+  visit(op->body);
+}
+
+void AnalyzingVisitor::visit(const LetStmtNode* op) {
+  visit(op->value);
+  analyzer_.bind(op->var, analyzer_.bounds(op->value));
+  inner_.insert(op->var.get());
+  visit(op->body);
+}
+
+Stmt AnalyzingMutator::visit(const ForNode* op, const Stmt& self) {
+  Analyzer::Scope scope(analyzer_);
+  analyzer_.bind(op->loop_var, Range{op->min, op->extent});
+  return IRMutator::visit(op, self);
+}
+
+Stmt AnalyzingMutator::visit(const LetStmtNode* op, const Stmt& self) {
+  analyzer_.bind(op->var, analyzer_.bounds(op->value));
+  return IRMutator::visit(op, self);
+}
+
 }  // namespace temper

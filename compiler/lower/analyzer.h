@@ -16,14 +16,21 @@
 // Variables are unique objects, so a binding is never shadowed; bind() replaces an
 // earlier binding of the same variable, and a Scope undoes everything bound or
 // assumed since it was opened.
+//
+// AnalyzingVisitor and AnalyzingMutator walk statements keeping an Analyzer informed of
+// what is around: each loop variable bound to its range while its body is walked, each
+// let variable to the bounds of its value. Passes that ask bounds questions in context
+// derive from them.
 #pragma once
 
 #include <cstdint>
 #include <limits>
 #include <ostream>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include "compiler/ir/functor.h"
 #include "compiler/ir/ir.h"
 
 namespace temper {
@@ -93,6 +100,32 @@ class Analyzer {
  private:
   std::unordered_map<const VarNode*, Interval> var_bounds_;
   std::vector<Expr> facts_;
+};
+
+// e simplified with nothing known about its variables: Analyzer().simplify(e).
+Expr simplify(const Expr& e);
+
+class AnalyzingVisitor : public IRVisitor {
+ public:
+  explicit AnalyzingVisitor(Analyzer& analyzer) : analyzer_(analyzer) {}
+  using IRVisitor::visit;
+
+ protected:
+  void visit(const ForNode* op) override;
+  void visit(const LetStmtNode* op) override;
+
+  Analyzer& analyzer_;
+  // The loop and let variables bound inside the statements walked so far.
+  std::unordered_set<const VarNode*> inner_;
+};
+
+class AnalyzingMutator : public IRMutator {
+ protected:
+  using IRMutator::visit;
+  Stmt visit(const ForNode* op, const Stmt& self) override;
+  Stmt visit(const LetStmtNode* op, const Stmt& self) override;
+
+  Analyzer analyzer_;
 };
 
 }  // namespace temper

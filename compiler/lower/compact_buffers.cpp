@@ -1,10 +1,8 @@
 #include "compiler/lower/compact_buffers.h"
 
-#include <unordered_set>
-
 #include "compiler/ir/functor.h"
+#include "compiler/ir/structural_equal.h"
 #include "compiler/lower/analyzer.h"
-#include "compiler/lower/deep_equal.h"
 #include "compiler/lower/linear_sum.h"
 
 namespace temper {
@@ -18,11 +16,11 @@ struct IndexPart {
 };
 
 // Collects, per dimension, the parts of every index of one buffer under an allocation.
-class AccessCollector : public IRVisitor {
+class AccessCollector : public AnalyzingVisitor {
  public:
   AccessCollector(Analyzer& analyzer, const Buffer& buffer)
-      : analyzer_(analyzer), buffer_(buffer), dims_(buffer.ndim()) {}
-  using IRVisitor::visit;
+      : AnalyzingVisitor(analyzer), buffer_(buffer), dims_(buffer.ndim()) {}
+  using AnalyzingVisitor::visit;
 
   bool flat_access = false;
   // The address of an element escapes (address_of, a micro-kernel's operand): the callee
@@ -31,45 +29,29 @@ class AccessCollector : public IRVisitor {
   const std::vector<std::vector<IndexPart>>& dims() const { return dims_; }
 
  protected:
-  void visit(const ForNode* op) override {
-    visit_field(op->min);
-    visit_field(op->extent);
-    Analyzer::Scope scope(analyzer_);
-    analyzer_.bind(op->loop_var, Range{op->min, op->extent});
-    inner_.insert(op->loop_var.get());
-    visit(op->body);
-  }
-  void visit(const LetStmtNode* op) override {
-    visit(op->value);
-    analyzer_.bind(op->var, analyzer_.bounds(op->value));
-    inner_.insert(op->var.get());
-    visit(op->body);
-  }
   void visit(const LetNode* op) override {
     inner_.insert(op->var.get());
-    IRVisitor::visit(op);
+    AnalyzingVisitor::visit(op);
   }
   void visit(const BufferLoadNode* op) override {
     record(op->buffer, op->indices);
-    IRVisitor::visit(op);
+    AnalyzingVisitor::visit(op);
   }
   void visit(const BufferStoreNode* op) override {
     record(op->buffer, op->indices);
-    IRVisitor::visit(op);
+    AnalyzingVisitor::visit(op);
   }
   void visit(const CallNode* op) override {
     if (op->call_kind == CallKind::Intrinsic && op->name == "address_of") {
       auto* element = op->args[0].as<BufferLoadNode>();
       address_taken = address_taken || (element && element->buffer.same_as(buffer_));
     }
-    IRVisitor::visit(op);
+    AnalyzingVisitor::visit(op);
   }
 
  private:
-  Analyzer& analyzer_;
   Buffer buffer_;
   std::vector<std::vector<IndexPart>> dims_;
-  std::unordered_set<const VarNode*> inner_;
 
   void record(const Buffer& b, const std::vector<Expr>& indices) {
     if (!b.same_as(buffer_)) return;
@@ -93,16 +75,10 @@ class AccessCollector : public IRVisitor {
 
   IndexPart split(const Expr& index) {
     Interval relaxed = analyzer_.bounds(index);
-    std::optional<LinearSum> s = to_linear_sum(index);
+    std::optional<OffsetBounds> s = offset_bounds(
+        index, [&](const Expr& term) { return !is_invariant(term); }, analyzer_);
     if (!s) return {make_const(index.dtype(), int64_t{0}), relaxed, relaxed};
-    LinearSum outer{s->dtype, {}, 0};
-    LinearSum inner{s->dtype, {}, s->constant};
-    for (const LinearSum::Term& t : s->terms) {
-      (is_invariant(t.atom) ? outer : inner).terms.push_back(t);
-    }
-    Expr offset = from_linear_sum(outer);
-    if (!offset.defined()) return {make_const(index.dtype(), int64_t{0}), relaxed, relaxed};
-    return {offset, linear_sum_bounds(inner, analyzer_), relaxed};
+    return {s->offset, s->rest, relaxed};
   }
 };
 
@@ -114,7 +90,9 @@ struct DimRegion {
 // The region of one dimension covering all parts, or nullopt when unbounded.
 std::optional<DimRegion> region_of(const std::vector<IndexPart>& parts) {
   bool same_offset = true;
-  for (const IndexPart& p : parts) same_offset = same_offset && deep_equal(p.offset, parts[0].offset);
+  for (const IndexPart& p : parts) {
+    same_offset = same_offset && structural_equal(p.offset, parts[0].offset, /*map_vars=*/false);
+  }
   Interval r = same_offset ? parts[0].inner : parts[0].relaxed;
   for (const IndexPart& p : parts) r = interval_union(r, same_offset ? p.inner : p.relaxed);
   if (!r.is_bounded() || r.max < r.min) return std::nullopt;
@@ -124,19 +102,9 @@ std::optional<DimRegion> region_of(const std::vector<IndexPart>& parts) {
   return DimRegion{min, make_const(t, r.max - r.min + 1)};
 }
 
-class BufferCompactor : public IRMutator {
+class BufferCompactor : public AnalyzingMutator {
  public:
-  using IRMutator::visit;
-
-  Stmt visit(const ForNode* op, const Stmt& self) override {
-    Analyzer::Scope scope(analyzer_);
-    analyzer_.bind(op->loop_var, Range{op->min, op->extent});
-    return IRMutator::visit(op, self);
-  }
-  Stmt visit(const LetStmtNode* op, const Stmt& self) override {
-    analyzer_.bind(op->var, analyzer_.bounds(op->value));
-    return IRMutator::visit(op, self);
-  }
+  using AnalyzingMutator::visit;
 
   Stmt visit(const AllocateNode* op, const Stmt& self) override {
     Stmt body = mutate(op->body);
@@ -167,8 +135,6 @@ class BufferCompactor : public IRMutator {
   }
 
  private:
-  Analyzer analyzer_;
-
   class AccessRemapper : public IRMutator {
    public:
     AccessRemapper(Buffer from, Buffer to, std::vector<Expr> offsets, Analyzer& analyzer)

@@ -51,6 +51,27 @@ Expr make_int(DataType t, std::optional<int64_t> v) {
   return v ? make_const(t, *v) : Expr();
 }
 
+// A comparison of two integers or two floats; undefined for other kinds.
+template <typename T>
+Expr fold_compare(NodeKind kind, T a, T b) {
+  switch (kind) {
+    case NodeKind::EQ:
+      return make_bool(a == b);
+    case NodeKind::NE:
+      return make_bool(a != b);
+    case NodeKind::LT:
+      return make_bool(a < b);
+    case NodeKind::LE:
+      return make_bool(a <= b);
+    case NodeKind::GT:
+      return make_bool(a > b);
+    case NodeKind::GE:
+      return make_bool(a >= b);
+    default:
+      return Expr();
+  }
+}
+
 Expr fold_int(NodeKind kind, DataType t, i128 a, i128 b) {
   switch (kind) {
     case NodeKind::Add:
@@ -71,24 +92,12 @@ Expr fold_int(NodeKind kind, DataType t, i128 a, i128 b) {
       return make_int(t, static_cast<int64_t>(a < b ? a : b));
     case NodeKind::Max:
       return make_int(t, static_cast<int64_t>(a > b ? a : b));
-    case NodeKind::EQ:
-      return make_bool(a == b);
-    case NodeKind::NE:
-      return make_bool(a != b);
-    case NodeKind::LT:
-      return make_bool(a < b);
-    case NodeKind::LE:
-      return make_bool(a <= b);
-    case NodeKind::GT:
-      return make_bool(a > b);
-    case NodeKind::GE:
-      return make_bool(a >= b);
     case NodeKind::And:
       return make_bool(a != 0 && b != 0);
     case NodeKind::Or:
       return make_bool(a != 0 || b != 0);
     default:
-      return Expr();
+      return fold_compare(kind, a, b);
   }
 }
 
@@ -120,20 +129,8 @@ Expr fold_float(NodeKind kind, DataType t, double a, double b) {
       return std::isnan(a) || std::isnan(b) ? Expr() : make_float(t, a < b ? a : b);
     case NodeKind::Max:
       return std::isnan(a) || std::isnan(b) ? Expr() : make_float(t, a > b ? a : b);
-    case NodeKind::EQ:
-      return make_bool(a == b);
-    case NodeKind::NE:
-      return make_bool(a != b);
-    case NodeKind::LT:
-      return make_bool(a < b);
-    case NodeKind::LE:
-      return make_bool(a <= b);
-    case NodeKind::GT:
-      return make_bool(a > b);
-    case NodeKind::GE:
-      return make_bool(a >= b);
     default:
-      return Expr();
+      return fold_compare(kind, a, b);
   }
 }
 

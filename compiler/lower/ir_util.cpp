@@ -46,4 +46,20 @@ bool is_no_op(const Stmt& s) {
   return e && (e->value.as<IntImmNode>() || e->value.as<FloatImmNode>());
 }
 
+Stmt mutate_seq_without_no_ops(IRMutator& m, const SeqStmtNode* op, const Stmt& self) {
+  std::vector<Stmt> kept;
+  bool changed = false;
+  for (const Stmt& s : op->seq) {
+    Stmt n = m.mutate(s);
+    changed = changed || !n.same_as(s);
+    if (is_no_op(n)) {
+      changed = true;
+    } else {
+      kept.push_back(n);
+    }
+  }
+  if (!changed) return self;
+  return kept.empty() ? no_op() : seq(std::move(kept));
+}
+
 }  // namespace temper

@@ -1,9 +1,10 @@
-// Small questions about IR nodes that several passes ask.
+// Small questions about IR nodes, and small rewrites, that several passes share.
 #pragma once
 
 #include <utility>
 #include <vector>
 
+#include "compiler/ir/functor.h"
 #include "compiler/ir/ir.h"
 
 namespace temper {
@@ -17,5 +18,8 @@ bool is_const_value(const Expr& e, int64_t v);
 // The statement that does nothing, and the test for it (an Evaluate of a constant).
 Stmt no_op();
 bool is_no_op(const Stmt& s);
+// The sequence op (self) with each statement mutated by m and the no-ops left out: self
+// when nothing changed, no_op() when nothing is left.
+Stmt mutate_seq_without_no_ops(IRMutator& m, const SeqStmtNode* op, const Stmt& self);
 
 }  // namespace temper

@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "compiler/lower/deep_equal.h"
+#include "compiler/ir/structural_equal.h"
 #include "compiler/lower/int_math.h"
 
 namespace temper {
@@ -19,7 +19,7 @@ bool fits_in_type(int64_t v, DataType t) {
 
 bool LinearSum::add(const Expr& atom, int64_t coeff) {
   for (size_t i = 0; i < terms.size(); ++i) {
-    if (!deep_equal(terms[i].atom, atom)) continue;
+    if (!structural_equal(terms[i].atom, atom, /*map_vars=*/false)) continue;
     int64_t c;
     if (__builtin_add_overflow(terms[i].coeff, coeff, &c)) return false;
     if (c == 0) {
@@ -127,6 +127,18 @@ Interval linear_sum_bounds(const LinearSum& s, const Analyzer& analyzer) {
     r = {lower_add(r.min, lo), upper_add(r.max, hi)};
   }
   return r;
+}
+
+std::optional<OffsetBounds> offset_bounds(const Expr& e, const std::function<bool(const Expr&)>& varies,
+                                          const Analyzer& analyzer) {
+  std::optional<LinearSum> s = to_linear_sum(e);
+  if (!s) return std::nullopt;
+  LinearSum fixed{s->dtype, {}, 0};
+  LinearSum moving{s->dtype, {}, s->constant};
+  for (const LinearSum::Term& t : s->terms) (varies(t.atom) ? moving : fixed).terms.push_back(t);
+  Expr offset = from_linear_sum(fixed);
+  if (!offset.defined()) return std::nullopt;
+  return OffsetBounds{offset, linear_sum_bounds(moving, analyzer)};
 }
 
 }  // namespace temper

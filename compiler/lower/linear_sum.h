@@ -2,15 +2,16 @@
 //
 // Each term ti is an expression that is not itself a sum, a difference or a product by
 // a constant: a variable, a load, x*y, x // 8, min(a, b), ... Linear sums are the
-// simplifier's canonical form for index arithmetic: equal terms (deep_equal) are
-// collected, constants folded, and the sum rebuilt in one shape: terms in order of
-// first appearance, positive coefficients before negative ones, the constant last
-// (`io*8 + ii - 3`, `8 - x`).
+// simplifier's canonical form for index arithmetic: equal terms (structurally equal,
+// over the same variables) are collected, constants folded, and the sum rebuilt in one
+// shape: terms in order of first appearance, positive coefficients before negative
+// ones, the constant last (`io*8 + ii - 3`, `8 - x`).
 //
 // Only index types (signed integers of 32 bits or more, scalar) are put in this form:
 // the rules built on it assume their arithmetic does not overflow.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -29,7 +30,7 @@ struct LinearSum {
     int64_t coeff;
   };
   DataType dtype;
-  std::vector<Term> terms;  // no two atoms deep_equal, no zero coefficient
+  std::vector<Term> terms;  // no two atoms equal, no zero coefficient
   int64_t constant = 0;
 
   bool is_constant() const { return terms.empty(); }
@@ -50,5 +51,18 @@ std::optional<LinearSum> linear_difference(const Expr& a, const Expr& b);
 Expr from_linear_sum(const LinearSum& s);
 // Bounds of the sum from the bounds of its terms.
 Interval linear_sum_bounds(const LinearSum& s, const Analyzer& analyzer);
+
+// e split into a symbolic offset and a bounded rest, for bounding an index while some
+// variables move and the others stay fixed: `offset` is the sum of the terms for which
+// varies(term) is false (0 when there is none), `rest` the bounds of the other terms
+// plus the constant. io*8 + ii + 1 with only ii varying, over [0, 8): io*8 and [1, 8].
+// nullopt when e is not a linear sum (see to_linear_sum) or the offset does not fit
+// e's type.
+struct OffsetBounds {
+  Expr offset;
+  Interval rest;
+};
+std::optional<OffsetBounds> offset_bounds(const Expr& e, const std::function<bool(const Expr&)>& varies,
+                                          const Analyzer& analyzer);
 
 }  // namespace temper

@@ -1,7 +1,7 @@
 #include "compiler/lower/lower_blocks.h"
 
 #include "compiler/ir/functor.h"
-#include "compiler/lower/substitute.h"
+#include "compiler/ir/substitute.h"
 
 namespace temper {
 namespace {

@@ -1,13 +1,11 @@
 #include "compiler/lower/partition_loops.h"
 
-#include <unordered_set>
-
 #include "compiler/ir/functor.h"
+#include "compiler/ir/substitute.h"
 #include "compiler/lower/analyzer.h"
 #include "compiler/lower/int_math.h"
 #include "compiler/lower/ir_util.h"
 #include "compiler/lower/linear_sum.h"
-#include "compiler/lower/substitute.h"
 
 namespace temper {
 namespace {
@@ -32,29 +30,18 @@ struct Guard {
 };
 
 // Finds the first guard in a loop body that splits the loop's range [min, max].
-class GuardFinder : public IRVisitor {
+class GuardFinder : public AnalyzingVisitor {
  public:
   GuardFinder(Analyzer& analyzer, const Var& loop_var, int64_t min, int64_t max)
-      : analyzer_(analyzer), v_(loop_var), min_(min), max_(max) {}
-  using IRVisitor::visit;
+      : AnalyzingVisitor(analyzer), v_(loop_var), min_(min), max_(max) {}
+  using AnalyzingVisitor::visit;
   std::optional<Guard> found;
 
   void visit(const Stmt& s) override {
-    if (!found) IRVisitor::visit(s);
+    if (!found) AnalyzingVisitor::visit(s);
   }
 
  protected:
-  void visit(const ForNode* op) override {
-    Analyzer::Scope scope(analyzer_);
-    analyzer_.bind(op->loop_var, Range{op->min, op->extent});
-    inner_.insert(op->loop_var.get());
-    visit(op->body);
-  }
-  void visit(const LetStmtNode* op) override {
-    analyzer_.bind(op->var, analyzer_.bounds(op->value));
-    inner_.insert(op->var.get());
-    visit(op->body);
-  }
   void visit(const IfThenElseNode* op) override {
     std::vector<Expr> parts = split_conjuncts(op->condition);
     for (size_t i = 0; i < parts.size() && !found; ++i) {
@@ -64,14 +51,12 @@ class GuardFinder : public IRVisitor {
         found = g;
       }
     }
-    IRVisitor::visit(op);
+    AnalyzingVisitor::visit(op);
   }
 
  private:
-  Analyzer& analyzer_;
   Var v_;
   int64_t min_, max_;
-  std::unordered_set<const VarNode*> inner_;
 
   // The range of v (within [min, max]) where `cond` holds for every value of the rest.
   std::optional<Guard> range_where_true(const Expr& cond) {
@@ -140,9 +125,9 @@ class GuardRemover : public IRMutator {
   const Guard& guard_;
 };
 
-class LoopPartitioner : public IRMutator {
+class LoopPartitioner : public AnalyzingMutator {
  public:
-  using IRMutator::visit;
+  using AnalyzingMutator::visit;
 
   Stmt visit(const ForNode* op, const Stmt& self) override {
     const int64_t* min = as_const_int(op->min);
@@ -150,19 +135,10 @@ class LoopPartitioner : public IRMutator {
     if (min && extent && *extent > 1 && op->for_kind != ForKind::ThreadBinding) {
       if (std::optional<Stmt> split = partition(op, *min, *min + *extent - 1)) return *split;
     }
-    Analyzer::Scope scope(analyzer_);
-    analyzer_.bind(op->loop_var, Range{op->min, op->extent});
-    return IRMutator::visit(op, self);
-  }
-
-  Stmt visit(const LetStmtNode* op, const Stmt& self) override {
-    analyzer_.bind(op->var, analyzer_.bounds(op->value));
-    return IRMutator::visit(op, self);
+    return AnalyzingMutator::visit(op, self);
   }
 
  private:
-  Analyzer analyzer_;
-
   std::optional<Stmt> partition(const ForNode* op, int64_t min, int64_t max) {
     std::optional<Guard> guard;
     {

@@ -1,7 +1,7 @@
 #include "compiler/lower/remove_no_op.h"
 
 #include "compiler/ir/functor.h"
-#include "compiler/lower/deep_equal.h"
+#include "compiler/ir/structural_equal.h"
 #include "compiler/lower/ir_util.h"
 
 namespace temper {
@@ -36,7 +36,9 @@ class NoOpRemover : public IRMutator {
     auto* l = op->value.as<BufferLoadNode>();
     if (l && l->buffer.same_as(op->buffer) && l->indices.size() == op->indices.size()) {
       bool same = true;
-      for (size_t i = 0; i < op->indices.size(); ++i) same = same && deep_equal(l->indices[i], op->indices[i]);
+      for (size_t i = 0; i < op->indices.size(); ++i) {
+        same = same && structural_equal(l->indices[i], op->indices[i], /*map_vars=*/false);
+      }
       if (same) return no_op();
     }
     return self;
@@ -71,21 +73,7 @@ class NoOpRemover : public IRMutator {
     return if_then_else(op->condition, then_case, else_case);
   }
 
-  Stmt visit(const SeqStmtNode* op, const Stmt& self) override {
-    std::vector<Stmt> kept;
-    bool changed = false;
-    for (const Stmt& s : op->seq) {
-      Stmt n = mutate(s);
-      changed = changed || !n.same_as(s);
-      if (is_no_op(n)) {
-        changed = true;
-      } else {
-        kept.push_back(n);
-      }
-    }
-    if (!changed) return self;
-    return kept.empty() ? no_op() : seq(std::move(kept));
-  }
+  Stmt visit(const SeqStmtNode* op, const Stmt& self) override { return mutate_seq_without_no_ops(*this, op, self); }
 };
 
 }  // namespace

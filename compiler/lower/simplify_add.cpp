@@ -1,6 +1,6 @@
 // Simplifier rules for +, - and *: the canonical linear form of index arithmetic.
+#include "compiler/ir/structural_equal.h"
 #include "compiler/lower/const_fold.h"
-#include "compiler/lower/deep_equal.h"
 #include "compiler/lower/linear_sum.h"
 #include "compiler/lower/simplifier.h"
 
@@ -21,7 +21,10 @@ bool merge_div_with_mod(LinearSum& s, size_t i, const FloorDivNode* div, int64_t
   int64_t k = s.terms[i].coeff / c;
   for (size_t j = 0; j < s.terms.size(); ++j) {
     auto* mod = s.terms[j].atom.as<FloorModNode>();
-    if (!mod || s.terms[j].coeff != k || !is_const_int(mod->b, c) || !deep_equal(mod->a, div->a)) continue;
+    if (!mod || s.terms[j].coeff != k || !is_const_int(mod->b, c) ||
+        !structural_equal(mod->a, div->a, /*map_vars=*/false)) {
+      continue;
+    }
     std::optional<LinearSum> x = to_linear_sum(div->a);
     LinearSum next = without_terms(s, i, j);
     if (!x || !next.add(*x, k)) return false;
@@ -41,7 +44,7 @@ bool merge_div_into_mod(LinearSum& s, size_t i, const FloorDivNode* div, int64_t
     if (__builtin_mul_overflow(t.coeff, k, &wanted)) return false;
     bool present = false;
     for (const LinearSum::Term& u : s.terms) {
-      if (deep_equal(u.atom, t.atom)) present = u.coeff == wanted;
+      if (structural_equal(u.atom, t.atom, /*map_vars=*/false)) present = u.coeff == wanted;
     }
     if (!present) return false;
   }
@@ -114,7 +117,7 @@ Expr Simplifier::visit(const SubNode* op, const Expr& self) {
     return canonical_sum(rebuild_binary(NodeKind::Sub, self, a, b));
   }
   if (is_const_value(b, 0)) return a;
-  if (op->dtype.is_integer() && deep_equal(a, b)) return make_const(op->dtype, int64_t{0});
+  if (op->dtype.is_integer() && structural_equal(a, b, /*map_vars=*/false)) return make_const(op->dtype, int64_t{0});
   return rebuild_binary(NodeKind::Sub, self, a, b);
 }
 

@@ -1,6 +1,6 @@
 // Simplifier rules for comparisons and logic.
+#include "compiler/ir/structural_equal.h"
 #include "compiler/lower/const_fold.h"
-#include "compiler/lower/deep_equal.h"
 #include "compiler/lower/linear_sum.h"
 #include "compiler/lower/simplifier.h"
 
@@ -89,7 +89,7 @@ Expr normalize_compare(NodeKind kind, const LinearSum& d) {
 
 bool is_fact(const Expr& e, const Analyzer& analyzer) {
   for (const Expr& f : analyzer.facts()) {
-    if (deep_equal(f, e)) return true;
+    if (structural_equal(f, e, /*map_vars=*/false)) return true;
   }
   return false;
 }
@@ -109,7 +109,7 @@ Expr Simplifier::simplify_compare(NodeKind kind, const Expr& a, const Expr& b, c
     return result;
   }
   // x == x is false for a NaN.
-  if (!a.dtype().is_float() && deep_equal(a, b)) {
+  if (!a.dtype().is_float() && structural_equal(a, b, /*map_vars=*/false)) {
     return make_bool(kind == NodeKind::EQ || kind == NodeKind::LE || kind == NodeKind::GE);
   }
   Expr negation =
@@ -145,7 +145,7 @@ Expr Simplifier::visit(const AndNode* op, const Expr& self) {
   if (is_const_value(a, 0) || is_const_value(b, 0)) return make_const(op->dtype, int64_t{0});
   if (is_const_value(a, 1)) return b;
   if (is_const_value(b, 1)) return a;
-  if (deep_equal(a, b)) return a;
+  if (structural_equal(a, b, /*map_vars=*/false)) return a;
   if (op->dtype.is_vector()) {
     Expr v = simplify_vector_binary(NodeKind::And, a, b);
     if (v.defined()) return v;
@@ -160,7 +160,7 @@ Expr Simplifier::visit(const OrNode* op, const Expr& self) {
   if (is_const_value(a, 1) || is_const_value(b, 1)) return make_const(op->dtype, int64_t{1});
   if (is_const_value(a, 0)) return b;
   if (is_const_value(b, 0)) return a;
-  if (deep_equal(a, b)) return a;
+  if (structural_equal(a, b, /*map_vars=*/false)) return a;
   if (op->dtype.is_vector()) {
     Expr v = simplify_vector_binary(NodeKind::Or, a, b);
     if (v.defined()) return v;
@@ -173,23 +173,15 @@ Expr Simplifier::visit(const NotNode* op, const Expr& self) {
   if (Expr c = fold_not(a); c.defined()) return c;
   if (auto* inner = a.as<NotNode>()) return inner->a;
   if (auto* b = a.as<BroadcastNode>()) return broadcast(mutate(!b->value), b->lanes);
-  switch (a.kind()) {
-    case NodeKind::EQ:
-    case NodeKind::NE:
-    case NodeKind::LT:
-    case NodeKind::LE:
-    case NodeKind::GT:
-    case NodeKind::GE: {
-      auto [x, y] = binary_operands(a);
-      // With a NaN operand every ordered comparison is false, so only == and != negate
-      // for floats.
-      bool ordered = a.kind() != NodeKind::EQ && a.kind() != NodeKind::NE;
-      if (ordered && x.dtype().is_float()) break;
+  if (is_comparison(a.kind())) {
+    auto [x, y] = binary_operands(a);
+    // With a NaN operand every ordered comparison is false, so only == and != negate
+    // for floats.
+    bool ordered = a.kind() != NodeKind::EQ && a.kind() != NodeKind::NE;
+    if (!ordered || !x.dtype().is_float()) {
       NodeKind k = negated(a.kind());
       return simplify_compare(k, x, y, make_binary(k, x, y));
     }
-    default:
-      break;
   }
   return a.same_as(op->a) ? self : !a;
 }

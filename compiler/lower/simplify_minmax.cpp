@@ -1,6 +1,6 @@
 // Simplifier rules for min and max.
+#include "compiler/ir/structural_equal.h"
 #include "compiler/lower/const_fold.h"
-#include "compiler/lower/deep_equal.h"
 #include "compiler/lower/linear_sum.h"
 #include "compiler/lower/simplifier.h"
 
@@ -23,7 +23,7 @@ Expr Simplifier::visit(const MinNode* op, const Expr& self) {
   Expr a = mutate(op->a);
   Expr b = mutate(op->b);
   if (Expr c = fold_binary(NodeKind::Min, a, b); c.defined()) return c;
-  if (deep_equal(a, b)) return a;
+  if (structural_equal(a, b, /*map_vars=*/false)) return a;
   if (op->dtype.is_vector()) {
     Expr v = simplify_vector_binary(NodeKind::Min, a, b);
     if (v.defined()) return v;
@@ -38,7 +38,7 @@ Expr Simplifier::visit(const MaxNode* op, const Expr& self) {
   Expr a = mutate(op->a);
   Expr b = mutate(op->b);
   if (Expr c = fold_binary(NodeKind::Max, a, b); c.defined()) return c;
-  if (deep_equal(a, b)) return a;
+  if (structural_equal(a, b, /*map_vars=*/false)) return a;
   if (op->dtype.is_vector()) {
     Expr v = simplify_vector_binary(NodeKind::Max, a, b);
     if (v.defined()) return v;

@@ -1,8 +1,8 @@
 // Simplifier rules for casts, selects and lets, and the Analyzer's entry point.
+#include "compiler/ir/structural_equal.h"
+#include "compiler/ir/substitute.h"
 #include "compiler/lower/const_fold.h"
-#include "compiler/lower/deep_equal.h"
 #include "compiler/lower/simplifier.h"
-#include "compiler/lower/substitute.h"
 
 namespace temper {
 
@@ -19,7 +19,7 @@ Expr Simplifier::visit(const SelectNode* op, const Expr& self) {
   Expr f = mutate(op->false_value);
   if (is_const_value(c, 1)) return t;
   if (is_const_value(c, 0)) return f;
-  if (deep_equal(t, f)) return t;
+  if (structural_equal(t, f, /*map_vars=*/false)) return t;
   if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return self;
   return select(c, t, f);
 }
@@ -45,7 +45,7 @@ Expr Analyzer::simplify(const Expr& e) {
   Expr current = e;
   for (int round = 0; round < kMaxRounds; ++round) {
     Expr next = Simplifier(*this).mutate(current);
-    if (next.same_as(current) || deep_equal(next, current)) return next;
+    if (next.same_as(current) || structural_equal(next, current, /*map_vars=*/false)) return next;
     current = next;
   }
   return current;

@@ -1,7 +1,7 @@
 // Statement simplification: every expression simplified in the context of the loops,
 // lets and branch conditions around it.
+#include "compiler/ir/substitute.h"
 #include "compiler/lower/simplifier.h"
-#include "compiler/lower/substitute.h"
 
 namespace temper {
 namespace {
@@ -77,22 +77,7 @@ class StmtSimplifier : public IRMutator {
     return let_stmt(op->var, value, body);
   }
 
-  Stmt visit(const SeqStmtNode* op, const Stmt& self) override {
-    std::vector<Stmt> seq;
-    bool changed = false;
-    for (const Stmt& s : op->seq) {
-      Stmt n = mutate(s);
-      changed = changed || !n.same_as(s);
-      if (is_no_op(n)) {
-        changed = true;
-      } else {
-        seq.push_back(n);
-      }
-    }
-    if (!changed) return self;
-    if (seq.empty()) return no_op();
-    return temper::seq(std::move(seq));
-  }
+  Stmt visit(const SeqStmtNode* op, const Stmt& self) override { return mutate_seq_without_no_ops(*this, op, self); }
 
   Stmt visit(const BlockNode* op, const Stmt& self) override {
     Analyzer::Scope scope(analyzer_);

@@ -4,8 +4,8 @@
 
 #include "compiler/ir/functor.h"
 #include "compiler/ir/printer.h"
+#include "compiler/ir/substitute.h"
 #include "compiler/lower/ir_util.h"
-#include "compiler/lower/substitute.h"
 
 namespace temper {
 namespace {

@@ -5,8 +5,8 @@
 
 #include "compiler/ir/functor.h"
 #include "compiler/ir/printer.h"
-#include "compiler/lower/deep_equal.h"
-#include "compiler/lower/substitute.h"
+#include "compiler/ir/structural_equal.h"
+#include "compiler/ir/substitute.h"
 
 namespace temper {
 namespace {
@@ -48,7 +48,7 @@ class LaneConflictChecker : public IRVisitor {
 
   static void conflict_unless_same(const BufferNode* b, const std::vector<Expr>& x, const std::vector<Expr>& y) {
     bool same = x.size() == y.size();
-    for (size_t i = 0; same && i < x.size(); ++i) same = deep_equal(x[i], y[i]);
+    for (size_t i = 0; same && i < x.size(); ++i) same = structural_equal(x[i], y[i], /*map_vars=*/false);
     if (!same) throw CannotVectorize{str("buffer ", b->name, " is stored and accessed at different indices")};
   }
 };

@@ -25,6 +25,25 @@ PoolIndex pool_index(Layout layout, const std::vector<Var>& i) {
   return {i[0], i[3], i[1], i[2]};
 }
 
+// out[n, c, p, q] = the max (or sum) of padded over the kernel window at output (p, q):
+// padded[n, c, p*stride + ry, q*stride + rx], indexed in the layout's order.
+te::Tensor reduce_window(const te::Tensor& padded, const Shape& out, std::array<int64_t, 2> kernel,
+                         const Window2d& window, Layout layout, bool is_max, const std::string& op,
+                         const std::string& name) {
+  IterVar ry = te::reduce_axis({0, index_const(kernel[0])}, "ry");
+  IterVar rx = te::reduce_axis({0, index_const(kernel[1])}, "rx");
+  return te::compute(
+      shape_exprs(out, op),
+      [&](const std::vector<Var>& i) {
+        PoolIndex o = pool_index(layout, i);
+        Expr h = times(o.p, window.stride[0]) + ry;
+        Expr w = times(o.q, window.stride[1]) + rx;
+        Expr element = padded(nchw_to_layout(layout, o.n, o.c, h, w));
+        return is_max ? te::max(element, {ry, rx}) : te::sum(element, {ry, rx});
+      },
+      name);
+}
+
 Shape check_pool(const te::Tensor& x, std::array<int64_t, 2> kernel, const Window2d& window, Layout layout,
                  const std::string& op) {
   check_rank(x, 4, op, str("the input (", layout_name(layout), ")"));
@@ -72,17 +91,7 @@ te::Tensor max_pool2d(const te::Tensor& x, std::array<int64_t, 2> kernel, const 
   double lowest = x.dtype().is_float() ? -std::numeric_limits<double>::infinity()
                                        : static_cast<double>(std::numeric_limits<int32_t>::lowest());
   te::Tensor padded = pad_spatial(x, layout, window.padding, lowest, name + "_pad");
-  IterVar ry = te::reduce_axis({0, index_const(kernel[0])}, "ry");
-  IterVar rx = te::reduce_axis({0, index_const(kernel[1])}, "rx");
-  return te::compute(
-      shape_exprs(out, "max_pool2d"),
-      [&](const std::vector<Var>& i) {
-        PoolIndex o = pool_index(layout, i);
-        Expr h = times(o.p, window.stride[0]) + ry;
-        Expr w = times(o.q, window.stride[1]) + rx;
-        return te::max(padded(nchw_to_layout(layout, o.n, o.c, h, w)), {ry, rx});
-      },
-      name);
+  return reduce_window(padded, out, kernel, window, layout, /*is_max=*/true, "max_pool2d", name);
 }
 
 te::Tensor avg_pool2d(const te::Tensor& x, std::array<int64_t, 2> kernel, const Window2d& window, Layout layout,
@@ -92,17 +101,7 @@ te::Tensor avg_pool2d(const te::Tensor& x, std::array<int64_t, 2> kernel, const 
   Shape in = static_shape(x, "avg_pool2d");
   int hd = height_dim(layout);
   te::Tensor padded = pad_spatial(x, layout, window.padding, 0.0, name + "_pad");
-  IterVar ry = te::reduce_axis({0, index_const(kernel[0])}, "ry");
-  IterVar rx = te::reduce_axis({0, index_const(kernel[1])}, "rx");
-  te::Tensor sum = te::compute(
-      shape_exprs(out, "avg_pool2d"),
-      [&](const std::vector<Var>& i) {
-        PoolIndex o = pool_index(layout, i);
-        Expr h = times(o.p, window.stride[0]) + ry;
-        Expr w = times(o.q, window.stride[1]) + rx;
-        return te::sum(padded(nchw_to_layout(layout, o.n, o.c, h, w)), {ry, rx});
-      },
-      name + "_sum");
+  te::Tensor sum = reduce_window(padded, out, kernel, window, layout, /*is_max=*/false, "avg_pool2d", name + "_sum");
   const Padding2d& pad = window.padding;
   bool constant_count = count_include_pad || pad.is_zero();
   return te::compute(

@@ -150,18 +150,28 @@ void depthwise_conv2d(const T* input, const T* weight, T* output, const Shape& i
   conv2d(input, weight, output, input_shape, weight_shape, window, Image(input_shape, layout).C, layout);
 }
 
+namespace {
+
+// The output of pooling `in` with a kernel of this size over this window (no dilation).
+Image pooled_image(const Image& in, std::array<int64_t, 2> kernel, const Window2d& window) {
+  const Padding2d& pad = window.padding;
+  int64_t P = window_output_extent(in.H, pad.top, pad.bottom, kernel[0], window.stride[0], 1);
+  int64_t Q = window_output_extent(in.W, pad.left, pad.right, kernel[1], window.stride[1], 1);
+  return Image(in.layout == Layout::NCHW ? Shape{in.N, in.C, P, Q} : Shape{in.N, P, Q, in.C}, in.layout);
+}
+
+}  // namespace
+
 template <typename T>
 void max_pool2d(const T* x, T* y, const Shape& shape, std::array<int64_t, 2> kernel, const Window2d& window,
                 Layout layout) {
   Image in(shape, layout);
   const Padding2d& pad = window.padding;
-  int64_t P = window_output_extent(in.H, pad.top, pad.bottom, kernel[0], window.stride[0], 1);
-  int64_t Q = window_output_extent(in.W, pad.left, pad.right, kernel[1], window.stride[1], 1);
-  Image out(layout == Layout::NCHW ? Shape{in.N, in.C, P, Q} : Shape{in.N, P, Q, in.C}, layout);
+  Image out = pooled_image(in, kernel, window);
   for (int64_t n = 0; n < in.N; ++n) {
     for (int64_t c = 0; c < in.C; ++c) {
-      for (int64_t p = 0; p < P; ++p) {
-        for (int64_t q = 0; q < Q; ++q) {
+      for (int64_t p = 0; p < out.H; ++p) {
+        for (int64_t q = 0; q < out.W; ++q) {
           T best = std::numeric_limits<T>::lowest();
           for (int64_t r = 0; r < kernel[0]; ++r) {
             for (int64_t s = 0; s < kernel[1]; ++s) {
@@ -182,13 +192,11 @@ void avg_pool2d(const T* x, T* y, const Shape& shape, std::array<int64_t, 2> ker
                 Layout layout, bool count_include_pad) {
   Image in(shape, layout);
   const Padding2d& pad = window.padding;
-  int64_t P = window_output_extent(in.H, pad.top, pad.bottom, kernel[0], window.stride[0], 1);
-  int64_t Q = window_output_extent(in.W, pad.left, pad.right, kernel[1], window.stride[1], 1);
-  Image out(layout == Layout::NCHW ? Shape{in.N, in.C, P, Q} : Shape{in.N, P, Q, in.C}, layout);
+  Image out = pooled_image(in, kernel, window);
   for (int64_t n = 0; n < in.N; ++n) {
     for (int64_t c = 0; c < in.C; ++c) {
-      for (int64_t p = 0; p < P; ++p) {
-        for (int64_t q = 0; q < Q; ++q) {
+      for (int64_t p = 0; p < out.H; ++p) {
+        for (int64_t q = 0; q < out.W; ++q) {
           double sum = 0;
           int64_t count = 0;
           for (int64_t r = 0; r < kernel[0]; ++r) {

@@ -4,6 +4,8 @@
 
 namespace temper {
 
+std::string function_symbol(const std::string& name) { return "temper_fn_" + name; }
+
 PackedFunc::PackedFunc(std::string name, TemperPackedCFunc fn, std::shared_ptr<const void> owner)
     : name_(std::move(name)), fn_(fn), owner_(std::move(owner)) {}
 

@@ -37,6 +37,12 @@ class PackedFunc {
   std::shared_ptr<const void> owner_;
 };
 
+// The exported symbol of the compiled PrimFunc `name`. Prefixed, so that a function named
+// like a C library one (an op called "tanh") neither clashes with its declaration in
+// generated C nor interposes on it in a loaded library; Module::get_function takes the
+// plain name.
+std::string function_symbol(const std::string& name);
+
 class Module {
  public:
   virtual ~Module() = default;

@@ -15,7 +15,7 @@ class SharedLibraryModule final : public Module {
 
   PackedFunc get_function(const std::string& name) override {
     dlerror();
-    void* symbol = dlsym(handle_.get(), name.c_str());
+    void* symbol = dlsym(handle_.get(), function_symbol(name).c_str());
     if (!symbol) throw UserError(str("the library ", path_, " has no function '", name, "'"));
     return PackedFunc(name, reinterpret_cast<TemperPackedCFunc>(symbol), handle_);
   }

@@ -50,6 +50,24 @@ Buffer cache_buffer(const Stmt& body, const Buffer& buf, const std::string& scop
   return buf.with_name(name).with_scope(scope);
 }
 
+// body with the block at `site` accessing `cache` instead of `buf`, the copy between them
+// beside the block's top-level nest (before it for a read cache, after it for a write
+// cache), and the cache allocated.
+Stmt add_cache_stage(const Stmt& body, const BlockSite& site, const Buffer& buf, const Buffer& cache, bool is_write) {
+  const BlockNode* b = site.block();
+  BlockNode nb = *b;
+  nb.body = replace_buffer(b->body, buf, cache);
+  nb.init = replace_buffer(b->init, buf, cache);
+  nb.reads = replace_buffer(b->reads, buf, cache);
+  nb.writes = replace_buffer(b->writes, buf, cache);
+  const BlockRealizeNode* br = site.realize();
+  Stmt new_realize = realize(br->iter_values, br->predicate, nb);
+  Stmt out = replace_stmt(body, site.stmt(), new_realize);
+  Stmt copy = is_write ? copy_nest(cache->name, cache, buf) : copy_nest(cache->name, buf, cache);
+  out = insert_beside(out, top_level_stmt(out, new_realize), copy, /*after=*/is_write);
+  return add_allocation(out, cache);
+}
+
 }  // namespace
 
 BlockRV Schedule::cache_read(BlockRV block_rv, int read_buffer_index, const std::string& scope) {
@@ -74,15 +92,7 @@ BlockRV Schedule::cache_read(BlockRV block_rv, int read_buffer_index, const std:
     }
   }
   Buffer cache = cache_buffer(func_.body, buf, scope);
-  BlockNode nb = *b;
-  nb.body = replace_buffer(b->body, buf, cache);
-  nb.init = replace_buffer(b->init, buf, cache);
-  nb.reads = replace_buffer(b->reads, buf, cache);
-  const BlockRealizeNode* br = site.realize();
-  Stmt new_realize = realize(br->iter_values, br->predicate, nb);
-  Stmt body = replace_stmt(func_.body, site.stmt(), new_realize);
-  body = insert_beside(body, top_level_stmt(body, new_realize), copy_nest(cache->name, buf, cache), /*after=*/false);
-  func_.body = add_allocation(body, cache);
+  func_.body = add_cache_stage(func_.body, site, buf, cache, /*is_write=*/false);
   BlockRV out = new_block_rv(cache->name);
   record(InstKind::CacheRead, {ref(block_rv)}, nlohmann::json::array({read_buffer_index, scope}), {ref(out)});
   return out;
@@ -113,16 +123,7 @@ BlockRV Schedule::cache_write(BlockRV block_rv, int write_buffer_index, const st
     }
   }
   Buffer cache = cache_buffer(func_.body, buf, scope);
-  BlockNode nb = *b;
-  nb.body = replace_buffer(b->body, buf, cache);
-  nb.init = replace_buffer(b->init, buf, cache);
-  nb.reads = replace_buffer(b->reads, buf, cache);
-  nb.writes = replace_buffer(b->writes, buf, cache);
-  const BlockRealizeNode* br = site.realize();
-  Stmt new_realize = realize(br->iter_values, br->predicate, nb);
-  Stmt body = replace_stmt(func_.body, site.stmt(), new_realize);
-  body = insert_beside(body, top_level_stmt(body, new_realize), copy_nest(cache->name, cache, buf), /*after=*/true);
-  func_.body = add_allocation(body, cache);
+  func_.body = add_cache_stage(func_.body, site, buf, cache, /*is_write=*/true);
   BlockRV out = new_block_rv(cache->name);
   record(InstKind::CacheWrite, {ref(block_rv)}, nlohmann::json::array({write_buffer_index, scope}), {ref(out)});
   return out;

@@ -3,12 +3,14 @@
 // compute_at and reverse_compute_at size the moved block's new loops by interval
 // arithmetic: the accesses of the blocks on the other side, with their bindings
 // substituted, are bounded while the loops inside the target loop move and everything
-// outside it stays fixed. The extents must come out constant.
+// outside it stays fixed (bound_over_loops). The extents must come out constant.
 #include <set>
 
 #include "compiler/ir/functor.h"
 #include "compiler/ir/printer.h"
-#include "compiler/schedule/index_arith.h"
+#include "compiler/ir/structural_equal.h"
+#include "compiler/ir/substitute.h"
+#include "compiler/lower/analyzer.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/schedule/schedule_ir.h"
 
@@ -37,12 +39,13 @@ bool is_under(const StmtPath& site, const Stmt& loop) {
   return false;
 }
 
-VarRanges loop_ranges(const std::vector<Stmt>& path, size_t from, size_t to) {
-  VarRanges ranges;
+// The loops among path[from], ..., path[to - 1].
+std::vector<const ForNode*> loops_in(const std::vector<Stmt>& path, size_t from, size_t to) {
+  std::vector<const ForNode*> loops;
   for (size_t i = from; i < to && i < path.size(); ++i) {
-    if (auto* f = path[i].as<ForNode>()) ranges[f->loop_var.get()] = Range{f->min, f->extent};
+    if (auto* f = path[i].as<ForNode>()) loops.push_back(f);
   }
-  return ranges;
+  return loops;
 }
 
 size_t index_in_path(const StmtPath& site, const Stmt& s) {
@@ -61,16 +64,16 @@ std::string names_of(const std::vector<BlockSite>& blocks) {
 
 // The region of buf that the blocks access (loads or stores) in one iteration of the
 // target loop, as an interval per dimension in terms of the loops outside it.
-std::vector<Interval> region_under(const char* primitive, const std::vector<BlockSite>& blocks, const LoopSite& target,
-                                   const Buffer& buf, bool loads) {
-  std::vector<std::optional<Interval>> dims(buf.ndim());
+std::vector<IndexBounds> region_under(const char* primitive, const std::vector<BlockSite>& blocks,
+                                      const LoopSite& target, const Buffer& buf, bool loads) {
+  std::vector<std::optional<IndexBounds>> dims(buf.ndim());
   bool first = true;
   for (const BlockSite& site : blocks) {
     const BlockNode* b = site.block();
     VarMap bindings;
     for (size_t i = 0; i < b->iter_vars.size(); ++i)
       bindings[b->iter_vars[i].var.get()] = site.realize()->iter_values[i];
-    VarRanges inner = loop_ranges(site.path, index_in_path(site, target.stmt()) + 1, site.path.size());
+    std::vector<const ForNode*> inner = loops_in(site.path, index_in_path(site, target.stmt()) + 1, site.path.size());
     std::vector<std::vector<Expr>> accesses = loads ? load_indices(b->body, buf) : store_indices(b->body, buf);
     if (b->init.defined()) {
       auto more = loads ? load_indices(b->init, buf) : store_indices(b->init, buf);
@@ -79,7 +82,7 @@ std::vector<Interval> region_under(const char* primitive, const std::vector<Bloc
     for (const std::vector<Expr>& indices : accesses) {
       for (size_t d = 0; d < indices.size(); ++d) {
         Expr index = substitute(indices[d], bindings);
-        auto r = bound(index, inner);
+        std::optional<IndexBounds> r = bound_over_loops(index, inner);
         if (!r) {
           throw ScheduleError(str(primitive, ": cannot bound index ", index, " of ", buf->name, " in block ", b->name,
                                   " over the loops inside ", target.loop()->loop_var.name()));
@@ -102,15 +105,15 @@ std::vector<Interval> region_under(const char* primitive, const std::vector<Bloc
     }
   }
   TEMPER_CHECK(!first, "no access of ", buf->name, " found in the blocks");
-  std::vector<Interval> out;
+  std::vector<IndexBounds> out;
   for (auto& d : dims) out.push_back(*d);
   return out;
 }
 
 // The loops, bindings and predicate that run `block` over `region` for the variables
 // in var_dim (variable k covers region[var_dim[k]]); the other variables cover their
-// whole domain. outer: the ranges of the loops around the new nest, to decide
-// whether the region can leave the block's domain (then a predicate cuts it off).
+// whole domain. outer: the loops around the new nest, to decide whether the region
+// can leave the block's domain (then a predicate cuts it off).
 struct NewNest {
   std::vector<LoopSpec> loops;
   std::vector<Expr> values;
@@ -118,8 +121,10 @@ struct NewNest {
 };
 
 NewNest nest_over_region(const char* primitive, const BlockNode* block, const std::vector<int>& var_dim,
-                         const std::vector<Interval>& region, const VarRanges& outer, const std::string& loop_name,
-                         const Buffer& buf) {
+                         const std::vector<IndexBounds>& region, const std::vector<const ForNode*>& outer,
+                         const std::string& loop_name, const Buffer& buf) {
+  Analyzer outer_ranges;
+  for (const ForNode* f : outer) outer_ranges.bind(f->loop_var, Range{f->min, f->extent});
   NewNest nest;
   nest.predicate = make_bool(true);
   int axis = 0;
@@ -136,7 +141,7 @@ NewNest nest_over_region(const char* primitive, const BlockNode* block, const st
       nest.values.push_back(simplify(iv.dom.min + ax));
       continue;
     }
-    const Interval& r = region[var_dim[k]];
+    const IndexBounds& r = region[var_dim[k]];
     auto span = constant_difference(r.max, r.min);
     if (!span) {
       throw ScheduleError(str(primitive, ": the region of ", buf->name, " in dimension ", var_dim[k], " under loop ",
@@ -149,12 +154,8 @@ NewNest nest_over_region(const char* primitive, const BlockNode* block, const st
     nest.values.push_back(value);
     // Cut off points outside the block's domain (a consumer under a split with a tail).
     Expr dom_end = simplify(iv.dom.min + iv.dom.extent);
-    auto lo = bound(r.min, outer);
-    auto hi = bound(r.max, outer);
-    auto below = lo ? constant_difference(lo->min, iv.dom.min) : std::nullopt;
-    auto above = hi ? constant_difference(hi->max, dom_end) : std::nullopt;
-    if (!below || *below < 0) nest.predicate = simplify(nest.predicate && value >= iv.dom.min);
-    if (!above || *above >= 0) nest.predicate = simplify(nest.predicate && value < dom_end);
+    if (!outer_ranges.can_prove(r.min >= iv.dom.min)) nest.predicate = simplify(nest.predicate && value >= iv.dom.min);
+    if (!outer_ranges.can_prove(r.max < dom_end)) nest.predicate = simplify(nest.predicate && value < dom_end);
   }
   return nest;
 }
@@ -175,6 +176,23 @@ Stmt insert_in_loop(const Stmt& body, const VarNode* loop_var, const Stmt& s, co
     }
   }
   return insert_beside(body, anchor, s, after);
+}
+
+// body with `block` (whose own statement is `own`) moved into the target loop: a new
+// nest runs it over the region of buf that `others` access in one iteration of the loop
+// (their loads for compute_at, placed before the first of them; their stores for
+// reverse_compute_at, placed after the last). var_dim as for nest_over_region.
+Stmt move_into_loop(const char* primitive, const Stmt& body, const BlockNode* block, const Stmt& own,
+                    const std::vector<int>& var_dim, const std::vector<BlockSite>& others, const LoopSite& target,
+                    const Buffer& buf, bool reverse) {
+  std::vector<IndexBounds> region = region_under(primitive, others, target, buf, /*loads=*/!reverse);
+  std::vector<const ForNode*> outer = loops_in(target.path, 0, target.path.size());
+  NewNest nest = nest_over_region(primitive, block, var_dim, region, outer, target.loop()->loop_var.name(), buf);
+  Stmt moved = make_loop_nest(nest.loops, realize(nest.values, nest.predicate, *block));
+  std::set<std::string> anchors;
+  for (const BlockSite& o : others) anchors.insert(o.block()->name);
+  Stmt without = replace_stmt(body, own, Stmt());
+  return insert_in_loop(without, target.loop()->loop_var.get(), moved, anchors, /*after=*/reverse);
 }
 
 }  // namespace
@@ -252,15 +270,7 @@ void Schedule::compute_at(BlockRV block_rv, LoopRV loop_rv) {
     }
   }
 
-  std::vector<Interval> region = region_under("compute_at", under, target, buf, /*loads=*/true);
-  VarRanges outer = loop_ranges(target.path, 0, target.path.size());
-  NewNest nest = nest_over_region("compute_at", pb, var_dim, region, outer, loop_name, buf);
-  Stmt moved = make_loop_nest(nest.loops, realize(nest.values, nest.predicate, *pb));
-
-  std::set<std::string> consumer_names;
-  for (const BlockSite& c : under) consumer_names.insert(c.block()->name);
-  Stmt body = replace_stmt(func_.body, own, Stmt());
-  func_.body = insert_in_loop(body, target.loop()->loop_var.get(), moved, consumer_names, /*after=*/false);
+  func_.body = move_into_loop("compute_at", func_.body, pb, own, var_dim, under, target, buf, /*reverse=*/false);
   record(InstKind::ComputeAt, {ref(block_rv), ref(loop_rv)}, nlohmann::json::array(), {});
 }
 
@@ -341,7 +351,7 @@ void Schedule::reverse_compute_at(BlockRV block_rv, LoopRV loop_rv) {
   std::vector<int> var_dim(cb->iter_vars.size(), -1);
   for (size_t d = 0; d < reads[0].size(); ++d) {
     for (const std::vector<Expr>& other : reads) {
-      if (!same_expr(other[d], reads[0][d])) {
+      if (!structural_equal(other[d], reads[0][d], /*map_vars=*/false)) {
         throw ScheduleError(str("reverse_compute_at: block ", cb->name, " reads ", buf->name,
                                 " at more than one index in dimension ", d, " (", reads[0][d], " and ", other[d],
                                 "); it must read one element per point"));
@@ -360,15 +370,8 @@ void Schedule::reverse_compute_at(BlockRV block_rv, LoopRV loop_rv) {
     }
   }
 
-  std::vector<Interval> region = region_under("reverse_compute_at", producers, target, buf, /*loads=*/false);
-  VarRanges outer = loop_ranges(target.path, 0, target.path.size());
-  NewNest nest = nest_over_region("reverse_compute_at", cb, var_dim, region, outer, loop_name, buf);
-  Stmt moved = make_loop_nest(nest.loops, realize(nest.values, nest.predicate, *cb));
-
-  std::set<std::string> producer_names;
-  for (const BlockSite& p : producers) producer_names.insert(p.block()->name);
-  Stmt body = replace_stmt(func_.body, own, Stmt());
-  func_.body = insert_in_loop(body, target.loop()->loop_var.get(), moved, producer_names, /*after=*/true);
+  func_.body =
+      move_into_loop("reverse_compute_at", func_.body, cb, own, var_dim, producers, target, buf, /*reverse=*/true);
   record(InstKind::ReverseComputeAt, {ref(block_rv), ref(loop_rv)}, nlohmann::json::array(), {});
 }
 

@@ -2,8 +2,12 @@
 
 #include <functional>
 #include <set>
+#include <unordered_set>
 
 #include "compiler/ir/functor.h"
+#include "compiler/ir/substitute.h"
+#include "compiler/lower/analyzer.h"
+#include "compiler/lower/linear_sum.h"
 
 namespace temper::schedule_detail {
 namespace {
@@ -119,27 +123,41 @@ class BufferReplacer : public IRMutator {
   const Buffer& to_;
 };
 
+// Calls fn(buffer, indices) for every load (kind BufferLoad) or store (BufferStore) in s,
+// in post order.
+void for_each_access(const Stmt& s, NodeKind kind,
+                     const std::function<void(const Buffer&, const std::vector<Expr>&)>& fn) {
+  post_order_visit(s, [&](const Node* n) {
+    if (n->kind != kind) return;
+    if (kind == NodeKind::BufferLoad) {
+      auto* load = static_cast<const BufferLoadNode*>(n);
+      fn(load->buffer, load->indices);
+    } else {
+      auto* st = static_cast<const BufferStoreNode*>(n);
+      fn(st->buffer, st->indices);
+    }
+  });
+}
+
 std::vector<BufferRegion> point_regions(const Stmt& s, NodeKind kind) {
   std::vector<BufferRegion> regions;
-  auto add = [&](const Buffer& b, const std::vector<Expr>& indices) {
+  for_each_access(s, kind, [&](const Buffer& b, const std::vector<Expr>& indices) {
     for (const BufferRegion& r : regions) {
       if (r.buffer.same_as(b)) return;
     }
     BufferRegion r{b, {}};
     for (const Expr& i : indices) r.region.push_back(point(i));
     regions.push_back(std::move(r));
-  };
-  post_order_visit(s, [&](const Node* n) {
-    if (n->kind != kind) return;
-    if (kind == NodeKind::BufferLoad) {
-      auto* load = static_cast<const BufferLoadNode*>(n);
-      add(load->buffer, load->indices);
-    } else {
-      auto* st = static_cast<const BufferStoreNode*>(n);
-      add(st->buffer, st->indices);
-    }
   });
   return regions;
+}
+
+std::vector<std::vector<Expr>> access_indices(const Stmt& s, const Buffer& b, NodeKind kind) {
+  std::vector<std::vector<Expr>> out;
+  for_each_access(s, kind, [&](const Buffer& accessed, const std::vector<Expr>& indices) {
+    if (accessed.same_as(b)) out.push_back(indices);
+  });
+  return out;
 }
 
 }  // namespace
@@ -260,23 +278,10 @@ std::vector<BufferRegion> store_regions(const Stmt& s) {
 }
 
 std::vector<std::vector<Expr>> load_indices(const Stmt& s, const Buffer& b) {
-  std::vector<std::vector<Expr>> out;
-  post_order_visit(s, [&](const Node* n) {
-    if (n->kind != NodeKind::BufferLoad) return;
-    auto* load = static_cast<const BufferLoadNode*>(n);
-    if (load->buffer.same_as(b)) out.push_back(load->indices);
-  });
-  return out;
+  return access_indices(s, b, NodeKind::BufferLoad);
 }
-
 std::vector<std::vector<Expr>> store_indices(const Stmt& s, const Buffer& b) {
-  std::vector<std::vector<Expr>> out;
-  post_order_visit(s, [&](const Node* n) {
-    if (n->kind != NodeKind::BufferStore) return;
-    auto* st = static_cast<const BufferStoreNode*>(n);
-    if (st->buffer.same_as(b)) out.push_back(st->indices);
-  });
-  return out;
+  return access_indices(s, b, NodeKind::BufferStore);
 }
 
 Stmt replace_buffer(const Stmt& s, const Buffer& from, const Buffer& to) {
@@ -311,6 +316,33 @@ Stmt make_loop_nest(const std::vector<LoopSpec>& loops, Stmt body) {
     body = make_for(loops[i].var, min, loops[i].extent, ForKind::Serial, body);
   }
   return body;
+}
+
+std::optional<int64_t> constant_difference(const Expr& a, const Expr& b) {
+  if (a.dtype() != b.dtype()) return std::nullopt;
+  Expr d = simplify(a - b);
+  const int64_t* c = as_const_int(d);
+  if (!c) return std::nullopt;
+  return *c;
+}
+
+std::optional<IndexBounds> bound_over_loops(const Expr& index, const std::vector<const ForNode*>& loops) {
+  Analyzer analyzer;
+  std::unordered_set<const VarNode*> moving;
+  for (const ForNode* f : loops) {
+    analyzer.bind(f->loop_var, Range{f->min, f->extent});
+    moving.insert(f->loop_var.get());
+  }
+  auto varies = [&](const Expr& term) {
+    return uses_var_if(term, [&](const VarNode* v) { return moving.count(v) > 0; });
+  };
+  // Simplified with the loops' ranges first, so that terms of one loop leave the
+  // fixed ones: (io*8 + ii) // 4 is io*2 + ii // 4.
+  std::optional<OffsetBounds> s = offset_bounds(analyzer.simplify(index), varies, analyzer);
+  if (!s || !s->rest.is_bounded()) return std::nullopt;
+  DataType t = index.dtype();
+  return IndexBounds{simplify(s->offset + make_const(t, s->rest.min)),
+                     simplify(s->offset + make_const(t, s->rest.max))};
 }
 
 }  // namespace temper::schedule_detail

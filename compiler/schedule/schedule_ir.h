@@ -1,9 +1,13 @@
 // IR queries and rewrites shared by the schedule primitives (internal to
 // compiler/schedule/): finding loops and blocks with the statements above them,
 // replacing, removing and inserting statements by identity, the function body's
-// leading allocations, and access regions.
+// leading allocations, access regions, and the bounds of an index over loops.
+//
+// Index arithmetic is the lowering's: simplify() is lower/analyzer.h's (nothing known
+// about the variables), and bounds come from its interval analysis.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -82,5 +86,18 @@ struct LoopSpec {
   Expr min = Expr();  // 0 when undefined
 };
 Stmt make_loop_nest(const std::vector<LoopSpec>& loops, Stmt body);
+
+// a - b when it simplifies to a constant.
+std::optional<int64_t> constant_difference(const Expr& a, const Expr& b);
+
+// Inclusive bounds of an index while `loops` run and every other variable stays fixed,
+// in terms of the fixed ones: io*8 + ii over ii in [0, 8) is [io*8, io*8 + 7]. nullopt
+// when the index cannot be bounded that way (a term mixing moving and fixed variables
+// that the simplifier cannot separate, an unbounded loop).
+struct IndexBounds {
+  Expr min;
+  Expr max;
+};
+std::optional<IndexBounds> bound_over_loops(const Expr& index, const std::vector<const ForNode*>& loops);
 
 }  // namespace temper::schedule_detail

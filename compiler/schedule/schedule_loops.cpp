@@ -2,10 +2,12 @@
 // bind) and annotations.
 #include <algorithm>
 #include <set>
+#include <unordered_set>
 
 #include "compiler/ir/functor.h"
 #include "compiler/ir/printer.h"
-#include "compiler/schedule/index_arith.h"
+#include "compiler/ir/substitute.h"
+#include "compiler/lower/analyzer.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/schedule/schedule_ir.h"
 
@@ -276,10 +278,11 @@ void Schedule::reorder(const std::vector<LoopRV>& order) {
     }
     chain.push_back(f);
   }
-  VarSet chain_vars;
+  std::unordered_set<const VarNode*> chain_vars;
   for (const ForNode* f : chain) chain_vars.insert(f->loop_var.get());
+  auto in_chain = [&](const VarNode* v) { return chain_vars.count(v) > 0; };
   for (const ForNode* f : chain) {
-    if (uses_any(f->min, chain_vars) || uses_any(f->extent, chain_vars)) {
+    if (uses_var_if(f->min, in_chain) || uses_var_if(f->extent, in_chain)) {
       throw ScheduleError(str("reorder: the range of loop ", f->loop_var.name(),
                               " depends on another loop of the nest; such loops cannot be reordered"));
     }
@@ -314,7 +317,7 @@ void Schedule::set_loop_kind(LoopRV loop_rv, ForKind kind, const std::string& th
       const BlockNode* block = b.block();
       for (size_t i = 0; i < block->iter_vars.size(); ++i) {
         const IterVar& iv = block->iter_vars[i];
-        if (iv.kind == IterKind::Reduce && uses_var(b.realize()->iter_values[i], f->loop_var.get())) {
+        if (iv.kind == IterKind::Reduce && uses_var(b.realize()->iter_values[i], f->loop_var)) {
           throw ScheduleError(str(primitive, ": loop ", f->loop_var.name(), " binds the reduction variable ",
                                   iv.var.name(), " of block ", block->name, "; cannot ", primitive,
                                   " a reduction loop (its iterations update the same element): ", primitive,

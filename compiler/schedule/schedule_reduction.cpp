@@ -1,7 +1,12 @@
 // Reduction primitives: rfactor and decompose_reduction.
+#include <functional>
+#include <unordered_set>
+
 #include "compiler/ir/functor.h"
 #include "compiler/ir/printer.h"
-#include "compiler/schedule/index_arith.h"
+#include "compiler/ir/structural_equal.h"
+#include "compiler/ir/substitute.h"
+#include "compiler/lower/analyzer.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/schedule/schedule_ir.h"
 
@@ -27,7 +32,7 @@ std::optional<ReductionForm> match_reduction(const BlockNode* b) {
     return std::nullopt;
   }
   for (size_t d = 0; d < st->indices.size(); ++d) {
-    if (!same_expr(init->indices[d], st->indices[d])) return std::nullopt;
+    if (!structural_equal(init->indices[d], st->indices[d], /*map_vars=*/false)) return std::nullopt;
   }
   ReductionForm form{ReduceOp::Sum, st->buffer, st->indices, Expr(), init->value};
   Expr a;
@@ -47,7 +52,7 @@ std::optional<ReductionForm> match_reduction(const BlockNode* b) {
     auto* load = e.as<BufferLoadNode>();
     if (!load || !load->buffer.same_as(st->buffer)) return false;
     for (size_t d = 0; d < st->indices.size(); ++d) {
-      if (!same_expr(load->indices[d], st->indices[d])) return false;
+      if (!structural_equal(load->indices[d], st->indices[d], /*map_vars=*/false)) return false;
     }
     return true;
   };
@@ -58,8 +63,27 @@ std::optional<ReductionForm> match_reduction(const BlockNode* b) {
   } else {
     return std::nullopt;
   }
-  if (!same_expr(form.identity, reduce_identity(form.op, st->buffer->dtype))) return std::nullopt;
+  if (!structural_equal(form.identity, reduce_identity(form.op, st->buffer->dtype), /*map_vars=*/false)) {
+    return std::nullopt;
+  }
   return form;
+}
+
+// Copies of b's spatial iteration variables (same names and domains) for a new block:
+// appended to its iteration variables, copy k bound to binding(k) (k the original's
+// position in b) in values. Returns the map from each original variable to its copy.
+VarMap copy_spatial_vars(const BlockNode* b, BlockNode& copy, std::vector<Expr>& values,
+                         const std::function<Expr(size_t)>& binding) {
+  VarMap to_copy;
+  for (size_t k = 0; k < b->iter_vars.size(); ++k) {
+    const IterVar& iv = b->iter_vars[k];
+    if (iv.kind != IterKind::Spatial) continue;
+    Var v(iv.var.name(), iv.var.dtype());
+    copy.iter_vars.push_back(IterVar{v, iv.dom, IterKind::Spatial});
+    values.push_back(binding(k));
+    to_copy[iv.var.get()] = v;
+  }
+  return to_copy;
 }
 
 std::vector<Expr> insert_index(std::vector<Expr> indices, int axis, const Expr& index) {
@@ -96,13 +120,13 @@ BlockRV Schedule::rfactor(LoopRV loop_rv, int factor_axis) {
   }
   // Each loop binds spatial variables, reduction variables, or neither.
   std::vector<const ForNode*> loops = bs.loops();
-  VarSet spatial_loops;
-  VarSet reduce_loops;
+  std::unordered_set<const VarNode*> spatial_loops;
+  std::unordered_set<const VarNode*> reduce_loops;
   for (const ForNode* l : loops) {
     bool in_spatial = false;
     bool in_reduce = false;
     for (size_t k = 0; k < b->iter_vars.size(); ++k) {
-      if (!uses_var(br->iter_values[k], l->loop_var.get())) continue;
+      if (!uses_var(br->iter_values[k], l->loop_var)) continue;
       (b->iter_vars[k].kind == IterKind::Spatial ? in_spatial : in_reduce) = true;
     }
     if (in_spatial && in_reduce) {
@@ -145,15 +169,7 @@ BlockRV Schedule::rfactor(LoopRV loop_rv, int factor_axis) {
   BlockNode rf;
   rf.name = unique_block_name(func_.body, b->name + "_rf");
   std::vector<Expr> rf_values;
-  VarMap to_rf;
-  for (size_t k = 0; k < b->iter_vars.size(); ++k) {
-    const IterVar& iv = b->iter_vars[k];
-    if (iv.kind != IterKind::Spatial) continue;
-    Var v(iv.var.name(), iv.var.dtype());
-    rf.iter_vars.push_back(IterVar{v, iv.dom, IterKind::Spatial});
-    rf_values.push_back(br->iter_values[k]);
-    to_rf[iv.var.get()] = v;
-  }
+  VarMap to_rf = copy_spatial_vars(b, rf, rf_values, [&](size_t k) { return br->iter_values[k]; });
   VarMap loop_to_rf;
   Var rf_var;
   for (const ForNode* l : loops) {
@@ -193,15 +209,8 @@ BlockRV Schedule::rfactor(LoopRV loop_rv, int factor_axis) {
     loop_copy[l->loop_var.get()] = c;
   }
   std::vector<Expr> wb_values;
-  VarMap to_wb;
-  for (size_t k = 0; k < b->iter_vars.size(); ++k) {
-    const IterVar& iv = b->iter_vars[k];
-    if (iv.kind != IterKind::Spatial) continue;
-    Var v(iv.var.name(), iv.var.dtype());
-    wb.iter_vars.push_back(IterVar{v, iv.dom, IterKind::Spatial});
-    wb_values.push_back(simplify(substitute(br->iter_values[k], loop_copy)));
-    to_wb[iv.var.get()] = v;
-  }
+  VarMap to_wb = copy_spatial_vars(b, wb, wb_values,
+                                   [&](size_t k) { return simplify(substitute(br->iter_values[k], loop_copy)); });
   Var r("v" + loop_name, rf_loop->loop_var.dtype());
   wb.iter_vars.push_back(IterVar{r, Range{rf_loop->min, rf_loop->extent}, IterKind::Reduce});
   wb_values.push_back(loop_copy.at(rf_loop->loop_var.get()));
@@ -242,7 +251,7 @@ BlockRV Schedule::decompose_reduction(BlockRV block_rv, LoopRV loop_rv) {
   }
   auto binds = [&](const ForNode* l, IterKind kind) {
     for (size_t k = 0; k < b->iter_vars.size(); ++k) {
-      if (b->iter_vars[k].kind == kind && uses_var(br->iter_values[k], l->loop_var.get())) return true;
+      if (b->iter_vars[k].kind == kind && uses_var(br->iter_values[k], l->loop_var)) return true;
     }
     return false;
   };
@@ -257,7 +266,7 @@ BlockRV Schedule::decompose_reduction(BlockRV block_rv, LoopRV loop_rv) {
   // Copies of the loops from `loop` down that bind spatial variables.
   std::vector<const ForNode*> kept;
   VarMap loop_copy;
-  VarSet dropped;
+  std::unordered_set<const VarNode*> dropped;
   for (size_t i = at; i < loops.size(); ++i) {
     bool spatial = binds(loops[i], IterKind::Spatial);
     if (spatial && binds(loops[i], IterKind::Reduce)) {
@@ -271,22 +280,15 @@ BlockRV Schedule::decompose_reduction(BlockRV block_rv, LoopRV loop_rv) {
       dropped.insert(loops[i]->loop_var.get());
     }
   }
-  if (uses_any(br->predicate, dropped)) {
+  if (uses_var_if(br->predicate, [&](const VarNode* v) { return dropped.count(v) > 0; })) {
     throw ScheduleError(str("decompose_reduction: the predicate ", br->predicate, " of block ", b->name,
                             " depends on a reduction loop; split the reduction loops without a tail"));
   }
   BlockNode init;
   init.name = unique_block_name(func_.body, b->name + "_init");
   std::vector<Expr> values;
-  VarMap to_init;
-  for (size_t k = 0; k < b->iter_vars.size(); ++k) {
-    const IterVar& iv = b->iter_vars[k];
-    if (iv.kind != IterKind::Spatial) continue;
-    Var v(iv.var.name(), iv.var.dtype());
-    init.iter_vars.push_back(IterVar{v, iv.dom, IterKind::Spatial});
-    values.push_back(simplify(substitute(br->iter_values[k], loop_copy)));
-    to_init[iv.var.get()] = v;
-  }
+  VarMap to_init =
+      copy_spatial_vars(b, init, values, [&](size_t k) { return simplify(substitute(br->iter_values[k], loop_copy)); });
   init.body = substitute(b->init, to_init);
   init.reads = load_regions(init.body);
   init.writes = store_regions(init.body);

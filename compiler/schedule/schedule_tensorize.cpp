@@ -10,7 +10,9 @@
 
 #include "compiler/ir/functor.h"
 #include "compiler/ir/printer.h"
-#include "compiler/schedule/index_arith.h"
+#include "compiler/ir/structural_equal.h"
+#include "compiler/ir/substitute.h"
+#include "compiler/lower/analyzer.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/schedule/schedule_ir.h"
 #include "compiler/schedule/tensor_intrin.h"
@@ -99,7 +101,9 @@ class IntrinMatcher {
       return match_buffer(load->buffer, pl->buffer) && match_indices(load->buffer, load->indices, pl->indices);
     }
     if (auto* c = d.as<CastNode>()) return match(c->value, p.as<CastNode>()->value);
-    if (d.as<IntImmNode>() || d.as<FloatImmNode>()) return same_expr(d, p) || fail(str(p, " is not ", d));
+    if (d.as<IntImmNode>() || d.as<FloatImmNode>()) {
+      return structural_equal(d, p, /*map_vars=*/false) || fail(str(p, " is not ", d));
+    }
     bool matched = false;
     bool binary = false;
     dispatch(d.get(), [&](const auto* dn) {
@@ -180,7 +184,7 @@ void Schedule::tensorize(LoopRV loop_rv, const std::string& intrin_name) {
     int used = -1;
     int count = 0;
     for (size_t l = 0; l < n; ++l) {
-      if (uses_var(binding, loops[l]->loop_var.get())) {
+      if (uses_var(binding, loops[l]->loop_var)) {
         used = static_cast<int>(l);
         ++count;
       }
@@ -195,7 +199,7 @@ void Schedule::tensorize(LoopRV loop_rv, const std::string& intrin_name) {
     const Expr& extent = loops[used]->extent;
     if (auto* w = dv.dom.extent.as<VarNode>()) {
       auto [it, fresh] = wildcard.emplace(w, extent);
-      if (!fresh && !constant_difference(it->second, extent).has_value()) {
+      if (!fresh && constant_difference(it->second, extent).value_or(1) != 0) {
         throw mismatch(str("the extents ", it->second, " and ", extent, " must be equal"));
       }
     } else if (constant_difference(extent, dv.dom.extent).value_or(1) != 0) {
@@ -216,9 +220,7 @@ void Schedule::tensorize(LoopRV loop_rv, const std::string& intrin_name) {
   m.extents = extents;
   m.buffers = matcher.buffers();
   VarMap bindings;
-  VarRanges inner;
   for (size_t k = 0; k < n; ++k) bindings[b->iter_vars[k].var.get()] = br->iter_values[k];
-  for (const ForNode* f : loops) inner[f->loop_var.get()] = Range{f->min, f->extent};
   BlockNode tile;
   tile.name = b->name;
   tile.annotations = b->annotations;
@@ -230,7 +232,7 @@ void Schedule::tensorize(LoopRV loop_rv, const std::string& intrin_name) {
     BufferRegion region{buf, {}};
     for (const Expr& index : indices) {
       origin.push_back(simplify(substitute(index, origin_of)));
-      std::optional<Interval> r = bound(substitute(index, bindings), inner);
+      std::optional<IndexBounds> r = bound_over_loops(substitute(index, bindings), loops);
       TEMPER_CHECK(r, "a matched index ", index, " has no bounds");
       region.region.push_back(Range{r->min, simplify(r->max - r->min + make_const(r->min.dtype(), int64_t{1}))});
     }

@@ -5,6 +5,8 @@
 
 #include "compiler/ir/functor.h"
 #include "compiler/ir/printer.h"
+#include "compiler/lower/analyzer.h"
+#include "compiler/ir/substitute.h"
 
 namespace temper::te {
 
@@ -72,6 +74,30 @@ Tensor tensor_of(const Buffer& b) {
                       " which is not a tensor made by placeholder() or compute()"));
 }
 
+// Every tensor read in a compute body must stay inside the tensor for every point of the
+// axes: the IR may evaluate both sides of a select, so a guard does not make an
+// out-of-range read safe (clamp the index under the guard instead, as ops::pad does).
+void check_reads_in_bounds(const std::string& name, const Expr& body, const std::vector<IterVar>& axis) {
+  Analyzer analyzer;
+  for (const IterVar& iv : axis) analyzer.bind(iv.var, iv.dom);
+  if (auto* r = body.as<ReduceNode>()) {
+    for (const IterVar& iv : r->axis) analyzer.bind(iv.var, iv.dom);
+  }
+  post_order_visit(body, [&](const Node* n) {
+    if (n->kind != NodeKind::BufferLoad) return;
+    auto* load = static_cast<const BufferLoadNode*>(n);
+    for (size_t d = 0; d < load->indices.size(); ++d) {
+      const int64_t* extent = as_const_int(load->buffer->shape[d]);
+      Interval range = analyzer.bounds(load->indices[d]);
+      if (!extent || !range.is_bounded() || (range.min >= 0 && range.max < *extent)) continue;
+      throw UserError(str("compute ", name, ": index ", load->indices[d], " of ", load->buffer->name, " (dimension ",
+                          d, ") takes values in [", range.min, ", ", range.max, "] but the extent is ", *extent,
+                          "; keep every read inside the tensor (clamp the index, e.g. with max/min, where a select "
+                          "guards it)"));
+    }
+  });
+}
+
 }  // namespace
 
 Tensor placeholder(std::vector<Expr> shape, DataType dtype, std::string name) {
@@ -120,6 +146,7 @@ Tensor compute(std::vector<Expr> shape, std::function<Expr(const std::vector<Var
   if (value.dtype().is_vector()) throw UserError(str("compute ", op->buffer->name, ": the body must be a scalar"));
   op->axis = std::move(axis);
   op->tag = tag.empty() ? (value.as<ReduceNode>() ? "reduction" : "injective") : std::move(tag);
+  check_reads_in_bounds(op->buffer->name, value, op->axis);
   InputCollector inputs;
   inputs.visit(value);
   for (const Buffer& b : inputs.buffers) op->inputs.push_back(tensor_of(b));
@@ -225,22 +252,6 @@ bool is_math_function(const std::string& name) {
 
 namespace {
 
-// Replaces the compute's own axis variables by the block's iteration variables.
-class VarSubstituter : public IRMutator {
- public:
-  using IRMutator::visit;
-  explicit VarSubstituter(std::vector<std::pair<const VarNode*, Expr>> map) : map_(std::move(map)) {}
-  Expr visit(const VarNode* op, const Expr& self) override {
-    for (const auto& [v, e] : map_) {
-      if (v == op) return e;
-    }
-    return self;
-  }
-
- private:
-  std::vector<std::pair<const VarNode*, Expr>> map_;
-};
-
 // The read regions of a block: one point region per buffer read (its first access).
 std::vector<BufferRegion> access_regions(const Expr& value) {
   std::vector<BufferRegion> regions;
@@ -262,33 +273,31 @@ Stmt stage_to_loops(const OperationNode& op) {
   auto* reduce = op.body.as<ReduceNode>();
   std::vector<IterVar> block_vars;
   std::vector<Var> loop_vars;
-  std::vector<std::pair<const VarNode*, Expr>> subst;
+  VarMap to_block_vars;  // the compute's own axis variables to the block's iteration variables
   std::vector<Expr> out_index;
   auto add_axis = [&](const IterVar& iv) {
     Var bv("v" + iv.var->name, iv.var.dtype());
     block_vars.push_back(IterVar{bv, iv.dom, iv.kind});
     loop_vars.push_back(Var(iv.var->name, iv.var.dtype()));
-    subst.emplace_back(iv.var.get(), bv);
+    to_block_vars.emplace(iv.var.get(), bv);
     if (iv.kind == IterKind::Spatial) out_index.push_back(bv);
   };
   for (const IterVar& iv : op.axis) add_axis(iv);
   if (reduce) {
     for (const IterVar& iv : reduce->axis) add_axis(iv);
   }
-  VarSubstituter s(subst);
-
   auto block = std::make_shared<BlockNode>();
   block->name = out->name;
   block->iter_vars = block_vars;
   if (reduce) {
-    Expr source = s.mutate(reduce->source);
+    Expr source = substitute(reduce->source, to_block_vars);
     Expr acc = load(out, out_index);
     Expr update = reduce_combine(reduce->op, acc, source);
-    if (reduce->condition.defined()) update = select(s.mutate(reduce->condition), update, acc);
+    if (reduce->condition.defined()) update = select(substitute(reduce->condition, to_block_vars), update, acc);
     block->init = store(out, reduce_identity(reduce->op, out->dtype), out_index);
     block->body = store(out, update, out_index);
   } else {
-    block->body = store(out, s.mutate(op.body), out_index);
+    block->body = store(out, substitute(op.body, to_block_vars), out_index);
   }
   auto* body_store = block->body.as<BufferStoreNode>();
   block->reads = access_regions(body_store->value);

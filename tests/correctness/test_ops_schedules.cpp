@@ -89,6 +89,28 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 
 INSTANTIATE_TEST_SUITE_P(AllOps, OpsUnderSchedules, ::testing::ValuesIn(all_cases()), case_name);
 
+// The C backend, given the same scheduled programs, also gives the reference's results:
+// the two backends agree on every op.
+class OpsOnCBackend : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(OpsOnCBackend, MatchesReference) {
+  ops::OpInstance op = ops::instantiate(ops::Workload::parse(GetParam()));
+  Schedule s = ops::schedule_cpu_default(op);
+  BuildResult built = build({s.func()}, Target::parse("c"));
+  ops::OpData data = ops::make_op_data(op, /*seed=*/11);
+  Comparison cmp = ops::run_and_check(built.module->get_function(op.func.name), data);
+  EXPECT_TRUE(cmp.ok()) << GetParam() << " on the C backend: " << cmp.message;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllOps, OpsOnCBackend, ::testing::ValuesIn(kWorkloads),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           std::string n = info.param;
+                           for (char& ch : n) {
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           }
+                           return n + "_" + std::to_string(info.index);
+                         });
+
 // The three schedules really differ in structure: the tiled one vectorizes and
 // parallelizes, the staged one moves blocks (compute_at) or caches (cache_write).
 TEST(OpsUnderSchedules, SchedulesHaveTheirStructure) {

@@ -117,31 +117,19 @@ TEST(ScheduleErrors, ComputeInlineOfAReductionOrAnOutput) {
   expect_error<ScheduleError>([&] { s.compute_inline(s.get_block("D")); }, {"output of function matmul_relu"});
 }
 
-// The expert GEMM nest with tiles mr x nr, decomposed unless told otherwise.
-Schedule gemm_tiles(const PrimFunc& f, int mr, int nr, bool decompose = true) {
-  Schedule s(f);
-  BlockRV c = s.get_block("C");
-  std::vector<LoopRV> loops = s.get_loops(c);
-  std::vector<LoopRV> i = s.split(loops[0], {std::nullopt, mr});
-  std::vector<LoopRV> j = s.split(loops[1], {std::nullopt, nr});
-  s.reorder({i[0], j[0], loops[2], i[1], j[1]});
-  if (decompose) s.decompose_reduction(c, loops[2]);
-  return s;
-}
-
 TEST(ScheduleErrors, TensorizeMismatch) {
-  Schedule transposed = gemm_tiles(matmul_nt(12, 64, 8), 6, 32);
+  Schedule transposed = testing::gemm_tiles(matmul_nt(12, 64, 8), 6, 32);
   std::string before = text(transposed);
   expect_error<ScheduleError>(
       [&] { transposed.tensorize(transposed.get_loops(transposed.get_block("C"))[2], "sgemm_6x32"); },
       {"does not match intrinsic sgemm_6x32", "index 0 of B is vj", "where the intrinsic has vk"});
   EXPECT_EQ(text(transposed), before);
 
-  Schedule wide = gemm_tiles(testing::matmul(16, 64, 8), 8, 32);
+  Schedule wide = testing::gemm_tiles(testing::matmul(16, 64, 8), 8, 32);
   expect_error<ScheduleError>([&] { wide.tensorize(wide.get_loops(wide.get_block("C"))[2], "sgemm_6x32"); },
                               {"loop i_i", "has extent 8 where the intrinsic needs 6"});
 
-  Schedule with_init = gemm_tiles(testing::matmul(12, 64, 8), 6, 32, /*decompose=*/false);
+  Schedule with_init = testing::gemm_tiles(testing::matmul(12, 64, 8), 6, 32, /*decompose=*/false);
   expect_error<ScheduleError>(
       [&] { with_init.tensorize(with_init.get_loops(with_init.get_block("C"))[2], "sgemm_6x32"); },
       {"still has its init statement", "decompose_reduction"});

@@ -49,7 +49,7 @@ static int32_t scale_compute(float* restrict A, float* restrict B) {
   return 0;
 }
 
-int32_t scale(const TemperTensor* args, int32_t num_args) {
+int32_t temper_fn_scale(const TemperTensor* args, int32_t num_args) {
   if (temper_check_num_args("scale", num_args, 2) != 0) return -1;
   if (temper_check_tensor_header("scale", args, 0, "A", 1, TEMPER_DTYPE_FLOAT, 32, 64) != 0) return -1;
   if (temper_check_tensor_header("scale", args, 1, "B", 1, TEMPER_DTYPE_FLOAT, 32, 64) != 0) return -1;
@@ -114,9 +114,9 @@ TEST(CodegenC, VectorsArePrintedLaneByLane) {
 }
 
 TEST(CodegenC, NamesAreUniqueAndClearOfKeywordsAndFunctions) {
-  // Two loop variables named i, a variable named `int`, one named like the function.
+  // Two loop variables named i, a variable named `int`, one named like the exported symbol.
   Buffer a("A", f32, {4, 4});
-  Var i1("i"), i2("i"), keyword("int"), shadow("clash");
+  Var i1("i"), i2("i"), keyword("int"), shadow("temper_fn_clash");
   Stmt body =
       make_for(i1, 0, 4, ForKind::Serial,
                make_for(i2, 0, 4, ForKind::Serial,
@@ -125,7 +125,7 @@ TEST(CodegenC, NamesAreUniqueAndClearOfKeywordsAndFunctions) {
   EXPECT_TRUE(contains(c, "for (int32_t i = 0; i < 4; ++i) {")) << c;
   EXPECT_TRUE(contains(c, "for (int32_t i_1 = 0; i_1 < 4; ++i_1) {")) << c;
   EXPECT_TRUE(contains(c, "int32_t int_1 = (i * 4);")) << c;
-  EXPECT_TRUE(contains(c, "int32_t clash_1 = (int_1 + i_1);")) << c;
+  EXPECT_TRUE(contains(c, "int32_t v_temper_fn_clash = (int_1 + i_1);")) << c;
 }
 
 TEST(CodegenC, BuildRunsTheSystemCompiler) {

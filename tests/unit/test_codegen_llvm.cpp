@@ -91,7 +91,7 @@ TEST(CodegenLLVM, ParametersAreNoaliasAlignedAndVectorsExplicit) {
   EXPECT_TRUE(contains(ir, "align 64\n")) << ir;
   EXPECT_TRUE(contains(ir, "fmul contract <16 x float>")) << ir;
   EXPECT_FALSE(contains(ir, "reassoc")) << ir;
-  EXPECT_TRUE(contains(ir, "define i32 @vector_fma(ptr %args, i32 %num_args)")) << ir;
+  EXPECT_TRUE(contains(ir, "define i32 @temper_fn_vector_fma(ptr %args, i32 %num_args)")) << ir;
 }
 
 TEST(CodegenLLVM, LocalAccumulatorIsAnEntryBlockAllocaThatO3Promotes) {

@@ -13,6 +13,7 @@
 #include "compiler/lower/storage_rewrite.h"
 #include "compiler/te/te.h"
 #include "unit/test_lower_builders.h"
+#include "unit/test_schedule_workloads.h"
 
 namespace temper {
 namespace {
@@ -22,17 +23,8 @@ using test::expect_same_results;
 using test::reduce;
 using test::spatial;
 
-PrimFunc te_matmul(int m, int n, int k_extent) {
-  te::Tensor A = te::placeholder({m, k_extent}, DataType::float32(), "A");
-  te::Tensor B = te::placeholder({k_extent, n}, DataType::float32(), "B");
-  IterVar k = te::reduce_axis({0, k_extent}, "k");
-  te::Tensor C = te::compute(
-      {m, n}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
-  return te::create_prim_func({A, B, C}, "matmul");
-}
-
 TEST(LowerBlocks, ReductionInitRunsOnTheFirstReduceIteration) {
-  PrimFunc f = te_matmul(8, 8, 4);
+  PrimFunc f = testing::matmul(8, 8, 4);
   PrimFunc g = lower_blocks(f);
   EXPECT_EQ(to_string(g),
             "func matmul(A: float32[8, 4], B: float32[4, 8], C: float32[8, 8]) {\n"

@@ -15,14 +15,7 @@ using testing::text;
 
 // i_o, j_o / init / k, i_i (6), j_i (32): the form tensorize("sgemm_6x32") expects.
 Schedule gemm_6x32(int m, int n, int k) {
-  Schedule s(testing::matmul(m, n, k));
-  BlockRV c = s.get_block("C");
-  std::vector<LoopRV> loops = s.get_loops(c);
-  std::vector<LoopRV> i = s.split(loops[0], {std::nullopt, 6});
-  std::vector<LoopRV> j = s.split(loops[1], {std::nullopt, 32});
-  s.reorder({i[0], j[0], loops[2], i[1], j[1]});
-  s.decompose_reduction(c, loops[2]);
-  return s;
+  return testing::gemm_tiles(testing::matmul(m, n, k), 6, 32);
 }
 
 TEST(ScheduleTensorize, GemmTileBecomesAMicroKernelCall) {

@@ -1,7 +1,9 @@
-// Small te workloads that the schedule tests transform.
+// Small te workloads that the schedule and lowering tests transform.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "compiler/ir/printer.h"
 #include "compiler/schedule/schedule.h"
@@ -48,6 +50,19 @@ inline PrimFunc row_sum(int m, int k) {
   te::Tensor b = te::compute(
       {m}, [&](Var i) { return te::sum(a(i, r), {r}); }, "B");
   return te::create_prim_func({a, b}, "row_sum");
+}
+
+// The GEMM nest that the tensor intrinsics expect: i and j split by mr and nr, ordered
+// i_o, j_o, k, i_i, j_i, and the reduction's init decomposed at k (unless told not to).
+inline Schedule gemm_tiles(const PrimFunc& matmul, int mr, int nr, bool decompose = true) {
+  Schedule s(matmul);
+  BlockRV c = s.get_block("C");
+  std::vector<LoopRV> loops = s.get_loops(c);
+  std::vector<LoopRV> i = s.split(loops[0], {std::nullopt, mr});
+  std::vector<LoopRV> j = s.split(loops[1], {std::nullopt, nr});
+  s.reorder({i[0], j[0], loops[2], i[1], j[1]});
+  if (decompose) s.decompose_reduction(c, loops[2]);
+  return s;
 }
 
 // The printed program, for comparison with expected text.

@@ -76,6 +76,21 @@ TEST_F(SimplifyTest, CollectsLinearTerms) {
   EXPECT_EQ(s(x * 0 + y * 1), "y");
 }
 
+// What split, fuse and tile leave in block bindings, simplified with no loop bound
+// (schedule primitives simplify so).
+TEST_F(SimplifyTest, ScheduleIndicesWithNothingKnown) {
+  EXPECT_EQ(s(i * 8 + (j * 4 + z) + 0), "i * 8 + j * 4 + z");
+  EXPECT_EQ(s((i + 1) * 2 - i * 2), "2");
+  EXPECT_EQ(s(i - j * 3 + 5), "i - j * 3 + 5");
+  EXPECT_EQ(s(i * 8 + 7 - i * 8), "7");
+  EXPECT_EQ(s(i * 8 - j * 8), "i * 8 - j * 8");
+  EXPECT_EQ(s(floordiv(i * 8 + 3, 8)), "i");
+  EXPECT_EQ(s(floordiv(j, 1)), "j");
+  EXPECT_EQ(s(min(i + 3, i + 1)), "i + 1");
+  EXPECT_EQ(s(i * 4 + j < i * 4 + j + 1), "True");
+  EXPECT_EQ(to_string(simplify(floormod(i * 8 + j, 8))), "j % 8");
+}
+
 TEST_F(SimplifyTest, FloorDivisionByBounds) {
   an.bind(j, Range{0, 8});
   EXPECT_EQ(s(floordiv(i * 8 + j, 8)), "i");

@@ -1,10 +1,12 @@
-// Interval analysis: bounds of integer expressions, can_prove, assumptions and scopes.
+// Interval analysis: bounds of integer expressions, offset bounds, can_prove, assumptions and scopes.
 #include <gtest/gtest.h>
 
 #include <sstream>
 
 #include "compiler/ir/printer.h"
+#include "compiler/ir/substitute.h"
 #include "compiler/lower/analyzer.h"
+#include "compiler/lower/linear_sum.h"
 
 namespace temper {
 namespace {
@@ -31,6 +33,7 @@ TEST_F(BoundsTest, Variables) {
   EXPECT_EQ(b(x), "[-inf, +inf]");
   EXPECT_EQ(b(Var("u", DataType::uint8())), "[0, 255]");
   EXPECT_EQ(b(Var("b", DataType::boolean())), "[0, 1]");
+  EXPECT_EQ(b(load(Buffer("A", DataType::int32(), {Expr(4)}), {i})), "[-inf, +inf]");  // any value of its type
   // A range with symbolic ends, bounded through the ends' bounds.
   Var k("k");
   an.bind(k, Range{i, Expr(20) - i});
@@ -61,6 +64,7 @@ TEST_F(BoundsTest, Division) {
   EXPECT_EQ(b(i % 5), "[0, 4]");
   EXPECT_EQ(b(i / -2), "[-6, 0]");
   EXPECT_EQ(b(floordiv(i, x)), "[-inf, +inf]");  // the divisor may be zero
+  EXPECT_EQ(b(floordiv(i, 4) - 1), "[-1, 2]");
 }
 
 TEST_F(BoundsTest, NarrowTypesWrap) {
@@ -91,6 +95,28 @@ TEST_F(BoundsTest, CanProve) {
   EXPECT_TRUE(an.can_prove(x + 1 > x));
   EXPECT_FALSE(an.can_prove(x * 2 > x));
   EXPECT_TRUE(an.can_prove(floordiv(i * 4 + 3, 4) == i));
+}
+
+// An index bounded while some variables move and the others stay fixed (the region a
+// tile of a loop nest touches): the fixed terms stay symbolic.
+TEST_F(BoundsTest, OffsetBoundsKeepFixedTermsSymbolic) {
+  Var io("i_o"), ii("i_i");
+  an.bind(ii, Range{0, 8});
+  auto varies = [&](const Expr& term) { return uses_var(term, ii); };
+  std::optional<OffsetBounds> r = offset_bounds(io * 8 + ii + 1, varies, an);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(to_string(r->offset), "i_o * 8");
+  EXPECT_EQ(str_of(r->rest), "[1, 8]");
+  r = offset_bounds(ii * 2 - 1, varies, an);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(to_string(r->offset), "0");
+  EXPECT_EQ(str_of(r->rest), "[-1, 13]");
+  // A term of both kinds varies: unbounded while i_o is unknown.
+  r = offset_bounds(floordiv(io * 3 + ii, 4), varies, an);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(to_string(r->offset), "0");
+  EXPECT_EQ(str_of(r->rest), "[-inf, +inf]");
+  EXPECT_FALSE(offset_bounds(cast(DataType::float32(), ii), varies, an).has_value());  // not an index
 }
 
 TEST_F(BoundsTest, AssumptionsTightenBoundsUntilTheScopeEnds) {

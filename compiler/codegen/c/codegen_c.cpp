@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "compiler/ir/functor.h"
+#include "compiler/runtime/module.h"
 
 namespace temper {
 namespace {
@@ -83,7 +84,7 @@ std::string CodeGenC::emit(const std::vector<PrimFunc>& funcs) {
   check_lowered(funcs);
   // Names of functions the code calls, which no local may hide.
   for (const PrimFunc& f : funcs) {
-    global_names_.insert(f.name);
+    global_names_.insert(function_symbol(f.name));
     post_order_visit(f.body, [&](const Node* n) {
       if (n->kind == NodeKind::Call && static_cast<const CallNode*>(n)->call_kind == CallKind::Extern) {
         global_names_.insert(static_cast<const CallNode*>(n)->name);
@@ -228,7 +229,7 @@ void CodeGenC::print_function(const PrimFunc& f) {
 void CodeGenC::print_wrapper(const PrimFunc& f, const ShapeBinding& binding, const std::string& compute_name) {
   std::ostringstream w;
   std::string func = c_string(f.name);
-  w << "int32_t " << f.name << "(const TemperTensor* args, int32_t num_args) {\n";
+  w << "int32_t " << function_symbol(f.name) << "(const TemperTensor* args, int32_t num_args) {\n";
   w << "  if (temper_check_num_args(" << func << ", num_args, " << f.params.size() << ") != 0) return -1;\n";
   // Every argument's header first, binding the shape variables; then the shapes, which
   // may use variables a later argument binds.

@@ -17,6 +17,7 @@
 
 #include "compiler/codegen/c/system_compiler.h"
 #include "compiler/codegen/llvm/llvm_backend.h"
+#include "compiler/runtime/module.h"
 #include "compiler/runtime/runtime_symbols.h"
 
 namespace temper {
@@ -142,7 +143,7 @@ std::unique_ptr<Module> build_llvm(const std::vector<PrimFunc>& lowered, const T
   // symbol) surface here and the time is measured.
   std::map<std::string, TemperPackedCFunc> functions;
   for (const PrimFunc& f : lowered) {
-    auto address = jit->lookup(f.name);
+    auto address = jit->lookup(function_symbol(f.name));
     if (!address) {
       std::string error = error_text(address.takeError());
       throw UserError(str("LLVM JIT, compiling ", f.name, ": ", errors->text(), " (", error, ")"));

@@ -14,6 +14,7 @@
 #include "compiler/codegen/c/lowered_func_analysis.h"
 #include "compiler/codegen/llvm/llvm_backend.h"
 #include "compiler/ir/functor.h"
+#include "compiler/runtime/module.h"
 
 namespace temper {
 namespace {
@@ -174,7 +175,7 @@ class CodeGenLLVM {
 
   // int32_t f(const TemperTensor* args, int32_t num_args): checks, binds, calls compute.
   void translate_wrapper(const PrimFunc& f, const ShapeBinding& binding, llvm::Function* compute) {
-    llvm::Function* wrapper = create_function(f.name, llvm::FunctionType::get(i32(), {ptr_type(), i32()}, false),
+    llvm::Function* wrapper = create_function(function_symbol(f.name), llvm::FunctionType::get(i32(), {ptr_type(), i32()}, false),
                                               llvm::GlobalValue::ExternalLinkage);
     fs_ = FunctionState(wrapper);
     builder_.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", wrapper));

@@ -1,4 +1,4 @@
-#include "compiler/lower/substitute.h"
+#include "compiler/ir/substitute.h"
 
 #include "compiler/ir/functor.h"
 #include "compiler/ir/printer.h"
