@@ -111,6 +111,28 @@ INSTANTIATE_TEST_SUITE_P(AllOps, OpsOnCBackend, ::testing::ValuesIn(kWorkloads),
                            return n + "_" + std::to_string(info.index);
                          });
 
+// The expert GEMM's tile depends on the target's vector width (AVX-512: 8 x 32, AVX2:
+// 6 x 16, SSE: 6 x 8). Each tiling is checked here whatever the host: scheduled for that
+// target, compiled for the host.
+TEST(OpsUnderSchedules, GemmTilingsOfEveryVectorWidthAreCorrect) {
+  for (const char* target : {"llvm -mcpu=skylake-avx512", "llvm -mcpu=haswell", "llvm"}) {
+    for (const char* w : {"matmul:M=45,N=70,K=33", "dense:M=20,N=48,K=16,bias=1,act=gelu",
+                          "batch_matmul:B=2,M=17,N=40,K=9,transpose_b=1"}) {
+      ops::OpInstance op = ops::instantiate(ops::Workload::parse(w));
+      Schedule s = ops::schedule_cpu_default(op, Target::parse(target));
+      BuildResult built = build({s.func()}, Target::parse("llvm -mcpu=native"));
+      ops::OpData data = ops::make_op_data(op, /*seed=*/5);
+      Comparison cmp = ops::run_and_check(built.module->get_function(op.func.name), data);
+      EXPECT_TRUE(cmp.ok()) << w << " tiled for " << target << ": " << cmp.message;
+    }
+  }
+  EXPECT_EQ(ops::GemmTiling::for_target(Target::parse("llvm -mcpu=skylake-avx512"), 1024, 1024).mr, 8);
+  EXPECT_EQ(ops::GemmTiling::for_target(Target::parse("llvm -mcpu=skylake-avx512"), 1024, 1024).nr, 32);
+  EXPECT_EQ(ops::GemmTiling::for_target(Target::parse("llvm -mcpu=haswell"), 1024, 1024).nr, 16);
+  EXPECT_EQ(ops::GemmTiling::for_target(Target::parse("llvm -mcpu=haswell"), 1024, 40).nr, 8);
+  EXPECT_EQ(ops::GemmTiling::for_target(Target::parse("llvm"), 4, 8).mr, 4);
+}
+
 // The three schedules really differ in structure: the tiled one vectorizes and
 // parallelizes, the staged one moves blocks (compute_at) or caches (cache_write).
 TEST(OpsUnderSchedules, SchedulesHaveTheirStructure) {
