@@ -26,6 +26,9 @@ temper_require(Boost_FOUND "Boost.Program_options" libboost-program-options-dev)
 find_package(nlohmann_json 3 QUIET)
 temper_require(nlohmann_json_FOUND "a JSON library (nlohmann/json)" nlohmann-json3-dev)
 
+find_package(SQLite3 QUIET)
+temper_require(SQLite3_FOUND "SQLite 3" libsqlite3-dev)
+
 find_package(Eigen3 3.3 QUIET NO_MODULE)
 temper_require(Eigen3_FOUND "Eigen 3" libeigen3-dev)
 

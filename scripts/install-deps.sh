@@ -12,6 +12,7 @@ packages=(
   libgtest-dev
   libeigen3-dev          # fast reference in tests
   nlohmann-json3-dev     # traces and config as JSON
+  libsqlite3-dev         # the tuning log
   zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev libtinfo-dev  # LLVM's link deps
 )
 if [[ "${1:-}" == "--bench" ]]; then

@@ -1,0 +1,41 @@
+// The tuning log's interface (after MetaSchedule's database.h): commit what was measured,
+// ask for the fastest valid records of a (workload, target). Two implementations:
+// SQLiteDatabase (the real, shared, crash-safe file) and MemoryDatabase (for tests).
+//
+// Records are matched to a target by its target string alone; the hardware fingerprint
+// is stored with each record but does not filter, so a log moved to a like machine
+// still applies. Records are never updated or deleted through this interface.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tuning_db/record.h"
+
+namespace temper::tuning_db {
+
+class Database {
+ public:
+  virtual ~Database() = default;
+
+  // Makes the workload known to the log (committing a record does this too). Idempotent.
+  virtual void commit_workload(const WorkloadKey& workload) = 0;
+  virtual void commit_record(const TuningRecord& record) = 0;
+  // All or none: the records land in one transaction.
+  virtual void commit_records(const std::vector<TuningRecord>& records) = 0;
+
+  // The at most k valid records (TuningRecord::is_valid) of workload on target, fastest
+  // first; records of equal mean in commit order.
+  virtual std::vector<TuningRecord> top_k(const WorkloadKey& workload, const std::string& target, int k) const = 0;
+  // Every record of workload on target, failed ones included, in commit order: what a
+  // resumed search must not measure again.
+  virtual std::vector<TuningRecord> records_for(const WorkloadKey& workload, const std::string& target) const = 0;
+  // Every record in the log, in commit order.
+  virtual std::vector<TuningRecord> all_records() const = 0;
+  // The number of records, failed ones included.
+  virtual int64_t size() const = 0;
+  // The workloads the log knows, in the order they were first committed.
+  virtual std::vector<WorkloadKey> workloads() const = 0;
+};
+
+}  // namespace temper::tuning_db

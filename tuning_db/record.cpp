@@ -1,0 +1,164 @@
+#include "tuning_db/record.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+
+#include "compiler/ir/error.h"
+#include "compiler/ops/workload.h"
+
+namespace temper::tuning_db {
+
+WorkloadKey WorkloadKey::from(const ops::Workload& workload) {
+  return {workload.op, workload.to_string()};
+}
+
+namespace {
+
+// The value of the first "key : value" line of /proc/cpuinfo whose key is `key`.
+std::string cpuinfo_field(const std::string& key) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string name = line.substr(0, colon);
+    while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.pop_back();
+    if (name != key) continue;
+    size_t start = line.find_first_not_of(' ', colon + 1);
+    return start == std::string::npos ? "" : line.substr(start);
+  }
+  return "";
+}
+
+// The first line `cc --version` prints: the compiler the C target builds with.
+std::string system_c_compiler_version() {
+  FILE* pipe = popen("cc --version 2>/dev/null", "r");
+  if (!pipe) return "";
+  char buffer[256] = {0};
+  std::string first_line = std::fgets(buffer, sizeof buffer, pipe) ? buffer : "";
+  pclose(pipe);
+  while (!first_line.empty() && first_line.back() == '\n') first_line.pop_back();
+  return first_line;
+}
+
+}  // namespace
+
+TargetInfo host_target_info(const Target& target) {
+  TargetInfo info;
+  info.target = target.to_string();
+  info.cpu_model = cpuinfo_field("model name");
+  info.cpu_features = cpuinfo_field("flags");
+  info.cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  info.compiler = target.kind == Target::Kind::LLVM ? std::string("LLVM ") + TEMPER_LLVM_VERSION_STRING
+                                                    : system_c_compiler_version();
+  return info;
+}
+
+const char* error_kind_name(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::None:
+      return "None";
+    case ErrorKind::CompileError:
+      return "CompileError";
+    case ErrorKind::CompileTimeout:
+      return "CompileTimeout";
+    case ErrorKind::RuntimeError:
+      return "RuntimeError";
+    case ErrorKind::RunTimeout:
+      return "RunTimeout";
+    case ErrorKind::WrongResult:
+      return "WrongResult";
+    case ErrorKind::InstantiationError:
+      return "InstantiationError";
+  }
+  TEMPER_CHECK(false, "unknown ErrorKind ", static_cast<int>(kind));
+}
+
+ErrorKind parse_error_kind(const std::string& name) {
+  for (ErrorKind kind : {ErrorKind::None, ErrorKind::CompileError, ErrorKind::CompileTimeout, ErrorKind::RuntimeError,
+                         ErrorKind::RunTimeout, ErrorKind::WrongResult, ErrorKind::InstantiationError}) {
+    if (name == error_kind_name(kind)) return kind;
+  }
+  throw UserError(str("unknown measurement error kind '", name,
+                      "'; expected None, CompileError, CompileTimeout, RuntimeError, RunTimeout, WrongResult or "
+                      "InstantiationError"));
+}
+
+bool TuningRecord::is_valid() const {
+  return error == ErrorKind::None && std::isfinite(mean) && mean > 0;
+}
+
+const char* temper_version() {
+  return TEMPER_VERSION_STRING;
+}
+
+int64_t now_timestamp() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+nlohmann::json record_to_json(const TuningRecord& r) {
+  return {
+      {"workload", {{"op", r.workload.op}, {"workload", r.workload.workload}}},
+      {"target",
+       {{"target", r.target.target},
+        {"cpu_model", r.target.cpu_model},
+        {"cpu_features", r.target.cpu_features},
+        {"cores", r.target.cores},
+        {"compiler", r.target.compiler}}},
+      {"trace", r.trace},
+      {"config", r.config},
+      {"costs", r.costs},
+      {"mean", std::isfinite(r.mean) ? nlohmann::json(r.mean) : nlohmann::json(nullptr)},
+      {"error", error_kind_name(r.error)},
+      {"error_message", r.error_message},
+      {"timestamp", r.timestamp},
+      {"temper_version", r.temper_version},
+  };
+}
+
+namespace {
+
+// json[key] converted to T, or a UserError naming the field and the type it needs.
+template <typename T>
+T field(const nlohmann::json& json, const char* key, const char* type) {
+  if (!json.is_object() || !json.contains(key)) throw UserError(str("tuning record has no field '", key, "'"));
+  try {
+    return json.at(key).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw UserError(str("tuning record field '", key, "' must be ", type, ", not ", json.at(key).dump()));
+  }
+}
+
+}  // namespace
+
+TuningRecord record_from_json(const nlohmann::json& json) {
+  if (!json.is_object()) throw UserError(str("a tuning record must be a JSON object, not ", json.dump()));
+  TuningRecord r;
+  nlohmann::json workload = field<nlohmann::json>(json, "workload", "an object");
+  r.workload.op = field<std::string>(workload, "op", "a string");
+  r.workload.workload = field<std::string>(workload, "workload", "a string");
+  nlohmann::json target = field<nlohmann::json>(json, "target", "an object");
+  r.target.target = field<std::string>(target, "target", "a string");
+  r.target.cpu_model = field<std::string>(target, "cpu_model", "a string");
+  r.target.cpu_features = field<std::string>(target, "cpu_features", "a string");
+  r.target.cores = field<int>(target, "cores", "an integer");
+  r.target.compiler = field<std::string>(target, "compiler", "a string");
+  r.trace = field<nlohmann::json>(json, "trace", "JSON");
+  r.config = field<nlohmann::json>(json, "config", "JSON");
+  r.costs = field<std::vector<double>>(json, "costs", "a list of numbers");
+  nlohmann::json mean = field<nlohmann::json>(json, "mean", "a number or null");
+  if (!mean.is_null() && !mean.is_number()) throw UserError(str("tuning record field 'mean' must be a number or null"));
+  r.mean = mean.is_null() ? std::numeric_limits<double>::quiet_NaN() : mean.get<double>();
+  r.error = parse_error_kind(field<std::string>(json, "error", "a string"));
+  r.error_message = field<std::string>(json, "error_message", "a string");
+  r.timestamp = field<int64_t>(json, "timestamp", "an integer");
+  r.temper_version = field<std::string>(json, "temper_version", "a string");
+  return r;
+}
+
+}  // namespace temper::tuning_db

@@ -1,0 +1,354 @@
+#include "tuning_db/sqlite_database.h"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <cmath>
+#include <iterator>
+#include <thread>
+
+#include "compiler/ir/error.h"
+
+namespace temper::tuning_db {
+
+namespace {
+
+// What to tell a user whose --db cannot be used as it is.
+const char* kLeftUntouched = "the file was left untouched";
+
+// A UserError naming the log, what was being done, and SQLite's own words.
+[[noreturn]] void fail(sqlite3* db, const std::string& path, const std::string& what) {
+  int code = db ? sqlite3_extended_errcode(db) & 0xff : SQLITE_ERROR;
+  std::string sqlite_message = db ? sqlite3_errmsg(db) : "out of memory";
+  if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
+    throw UserError(str("tuning log ", path, " is not a Temper tuning log or is damaged (SQLite: ", sqlite_message,
+                        ") while ", what, "; ", kLeftUntouched,
+                        ": pass another --db path, or move this file away and start a new log"));
+  }
+  if (code == SQLITE_BUSY || code == SQLITE_LOCKED) {
+    throw UserError(str("tuning log ", path, " stayed locked by another process while ", what,
+                        " (SQLite: ", sqlite_message, "); retry when the other job has finished its commit"));
+  }
+  throw UserError(str("tuning log ", path, ": ", what, " failed (SQLite: ", sqlite_message, ")"));
+}
+
+// One prepared statement, finalized when it goes out of scope.
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& path, const std::string& sql) : db_(db), path_(path) {
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) fail(db, path, "preparing a query");
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  // Parameters are numbered from 1, as in SQLite.
+  void bind(int i, const std::string& text) { sqlite3_bind_text(stmt_, i, text.c_str(), -1, SQLITE_TRANSIENT); }
+  void bind(int i, int64_t value) { sqlite3_bind_int64(stmt_, i, value); }
+  void bind(int i, double value) { sqlite3_bind_double(stmt_, i, value); }
+  void bind_null(int i) { sqlite3_bind_null(stmt_, i); }
+  // Ready to run again with new bindings.
+  void reset() { sqlite3_reset(stmt_); }
+
+  // True while a row is ready; false when done.
+  bool step(const char* what) {
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    fail(db_, path_, what);
+  }
+
+  std::string text(int column) const {
+    const unsigned char* p = sqlite3_column_text(stmt_, column);
+    return p ? reinterpret_cast<const char*>(p) : "";
+  }
+  int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
+  bool is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+  double real(int column) const { return sqlite3_column_double(stmt_, column); }
+
+ private:
+  sqlite3* db_;
+  const std::string& path_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+void exec(sqlite3* db, const std::string& path, const std::string& sql, const std::string& what) {
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) fail(db, path, what);
+}
+
+int64_t query_int(sqlite3* db, const std::string& path, const std::string& sql, const std::string& what) {
+  Statement statement(db, path, sql);
+  TEMPER_CHECK(statement.step(what.c_str()), "query returned no row: ", sql);
+  return statement.integer(0);
+}
+
+// Schema migrations: kMigrations[v] takes a log of schema v to v + 1, inside a
+// transaction the caller owns. A v2 adds its step here; old logs then migrate on open.
+using Migration = void (*)(sqlite3* db, const std::string& path);
+
+void create_schema_v1(sqlite3* db, const std::string& path) {
+  exec(db, path, R"sql(
+    CREATE TABLE workloads (
+      id INTEGER PRIMARY KEY,
+      op TEXT NOT NULL,
+      workload TEXT NOT NULL UNIQUE
+    );
+    CREATE TABLE targets (
+      id INTEGER PRIMARY KEY,
+      target TEXT NOT NULL,
+      cpu_model TEXT NOT NULL,
+      cpu_features TEXT NOT NULL,
+      cores INTEGER NOT NULL,
+      compiler TEXT NOT NULL,
+      UNIQUE (target, cpu_model, cpu_features, cores, compiler)
+    );
+    CREATE TABLE records (
+      id INTEGER PRIMARY KEY,
+      workload_id INTEGER NOT NULL REFERENCES workloads(id),
+      target_id INTEGER NOT NULL REFERENCES targets(id),
+      trace TEXT NOT NULL,
+      config TEXT,
+      costs TEXT NOT NULL,
+      mean REAL,
+      error_kind TEXT NOT NULL,
+      error_message TEXT NOT NULL,
+      timestamp INTEGER NOT NULL,
+      temper_version TEXT NOT NULL
+    );
+    CREATE INDEX records_best ON records (workload_id, target_id, mean);
+  )sql",
+       "creating the schema");
+}
+
+constexpr Migration kMigrations[] = {create_schema_v1};
+constexpr int kSchemaVersion = static_cast<int>(std::size(kMigrations));
+
+[[noreturn]] void refuse_newer_schema(const std::string& path, int version) {
+  throw UserError(str("tuning log ", path, " was written by a newer Temper (schema ", version,
+                      "); this one reads up to ", kSchemaVersion,
+                      ": use that newer Temper, or pass another --db path"));
+}
+
+// Brings the log to kSchemaVersion. Each step reads the version under the write lock,
+// so two processes opening one new or old log migrate it once, and a file with tables
+// but no version (another program's database) is refused before anything is written.
+void migrate(sqlite3* db, const std::string& path) {
+  while (true) {
+    exec(db, path, "BEGIN IMMEDIATE", "locking the log to check its schema");
+    try {
+      int version = static_cast<int>(query_int(db, path, "PRAGMA user_version", "reading the schema version"));
+      if (version > kSchemaVersion) refuse_newer_schema(path, version);
+      if (version == kSchemaVersion) {
+        exec(db, path, "COMMIT", "finishing the schema check");
+        return;
+      }
+      if (version == 0 && query_int(db, path, "SELECT count(*) FROM sqlite_master", "listing tables") > 0) {
+        throw UserError(str("tuning log ", path, " is an SQLite database but not a Temper tuning log; ", kLeftUntouched,
+                            ": pass another --db path"));
+      }
+      kMigrations[version](db, path);
+      exec(db, path, str("PRAGMA user_version = ", version + 1), "recording the schema version");
+      exec(db, path, "COMMIT", "committing the schema update");
+    } catch (...) {
+      sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+  }
+}
+
+// Puts the log in WAL mode. Switching needs the file to itself, and SQLite does not wait
+// for that on its own, so a busy switch is retried until busy_timeout_ms has passed.
+void use_wal(sqlite3* db, const std::string& path, int busy_timeout_ms) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+  while (true) {
+    int rc = sqlite3_exec(db, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) return;
+    if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() > deadline) {
+      fail(db, path, "switching the log to WAL mode");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+int64_t workload_id(sqlite3* db, const std::string& path, const WorkloadKey& workload) {
+  Statement insert(db, path, "INSERT INTO workloads (op, workload) VALUES (?, ?) ON CONFLICT (workload) DO NOTHING");
+  insert.bind(1, workload.op);
+  insert.bind(2, workload.workload);
+  insert.step("adding a workload");
+  Statement select(db, path, "SELECT id FROM workloads WHERE workload = ?");
+  select.bind(1, workload.workload);
+  TEMPER_CHECK(select.step("finding a workload"), "workload just inserted is missing: ", workload.workload);
+  return select.integer(0);
+}
+
+int64_t target_id(sqlite3* db, const std::string& path, const TargetInfo& target) {
+  Statement insert(db, path,
+                   "INSERT INTO targets (target, cpu_model, cpu_features, cores, compiler) VALUES (?, ?, ?, ?, ?) "
+                   "ON CONFLICT DO NOTHING");
+  Statement select(db, path,
+                   "SELECT id FROM targets WHERE target = ? AND cpu_model = ? AND cpu_features = ? AND cores = ? "
+                   "AND compiler = ?");
+  for (Statement* statement : {&insert, &select}) {
+    statement->bind(1, target.target);
+    statement->bind(2, target.cpu_model);
+    statement->bind(3, target.cpu_features);
+    statement->bind(4, static_cast<int64_t>(target.cores));
+    statement->bind(5, target.compiler);
+  }
+  insert.step("adding a target");
+  TEMPER_CHECK(select.step("finding a target"), "target just inserted is missing: ", target.target);
+  return select.integer(0);
+}
+
+nlohmann::json parse_stored_json(const std::string& text, const std::string& path, int64_t id, const char* column) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError(str("tuning log ", path, ": record ", id, " has malformed ", column, " JSON (", e.what(),
+                        "); export the log with the records you need and start a new one"));
+  }
+}
+
+}  // namespace
+
+int sqlite_schema_version() {
+  return kSchemaVersion;
+}
+
+SQLiteDatabase::SQLiteDatabase(const std::string& path, int busy_timeout_ms) : path_(path) {
+  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                      nullptr) != SQLITE_OK) {
+    std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    throw UserError(str("cannot open tuning log ", path, " (SQLite: ", message,
+                        "); check that its folder exists and is writable, or pass another --db path"));
+  }
+  try {
+    sqlite3_busy_timeout(db_, busy_timeout_ms);
+    // Refuse a newer log before writing anything, the WAL switch included; migrate()
+    // checks again, and for a foreign file, under the write lock.
+    int version = static_cast<int>(query_int(db_, path_, "PRAGMA user_version", "reading the schema version"));
+    if (version > kSchemaVersion) refuse_newer_schema(path, version);
+    migrate(db_, path_);
+    // WAL lets readers and one writer share the file; NORMAL sync keeps every committed
+    // transaction across a process crash (only a power loss may drop the last ones).
+    use_wal(db_, path_, busy_timeout_ms);
+    exec(db_, path_, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON", "setting up the connection");
+  } catch (...) {
+    sqlite3_close(db_);
+    throw;
+  }
+}
+
+SQLiteDatabase::~SQLiteDatabase() {
+  sqlite3_close(db_);
+}
+
+void SQLiteDatabase::commit_workload(const WorkloadKey& workload) {
+  exec(db_, path_, "BEGIN IMMEDIATE", "locking the log to commit");
+  try {
+    workload_id(db_, path_, workload);
+    exec(db_, path_, "COMMIT", "committing a workload");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+void SQLiteDatabase::commit_record(const TuningRecord& record) {
+  commit_records({record});
+}
+
+void SQLiteDatabase::commit_records(const std::vector<TuningRecord>& records) {
+  // IMMEDIATE takes the write lock up front, so a busy log is waited for here rather
+  // than failing half-way through the batch.
+  exec(db_, path_, "BEGIN IMMEDIATE", "locking the log to commit");
+  try {
+    Statement insert(db_, path_,
+                     "INSERT INTO records (workload_id, target_id, trace, config, costs, mean, error_kind, "
+                     "error_message, timestamp, temper_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    for (const TuningRecord& record : records) {
+      insert.reset();
+      insert.bind(1, workload_id(db_, path_, record.workload));
+      insert.bind(2, target_id(db_, path_, record.target));
+      insert.bind(3, record.trace.dump());
+      if (record.config.is_null()) {
+        insert.bind_null(4);
+      } else {
+        insert.bind(4, record.config.dump());
+      }
+      insert.bind(5, nlohmann::json(record.costs).dump());
+      if (std::isfinite(record.mean)) {
+        insert.bind(6, record.mean);
+      } else {
+        insert.bind_null(6);
+      }
+      insert.bind(7, std::string(error_kind_name(record.error)));
+      insert.bind(8, record.error_message);
+      insert.bind(9, record.timestamp);
+      insert.bind(10, record.temper_version);
+      insert.step("adding a record");
+    }
+    exec(db_, path_, "COMMIT", "committing records");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::vector<TuningRecord> SQLiteDatabase::query_records(const std::string& where_and_order,
+                                                        const std::vector<std::string>& text_params, int limit) const {
+  Statement select(db_, path_,
+                   "SELECT r.id, w.op, w.workload, t.target, t.cpu_model, t.cpu_features, t.cores, t.compiler, "
+                   "r.trace, r.config, r.costs, r.mean, r.error_kind, r.error_message, r.timestamp, "
+                   "r.temper_version FROM records r JOIN workloads w ON r.workload_id = w.id "
+                   "JOIN targets t ON r.target_id = t.id " +
+                       where_and_order + " LIMIT ?");
+  for (size_t i = 0; i < text_params.size(); ++i) select.bind(static_cast<int>(i) + 1, text_params[i]);
+  select.bind(static_cast<int>(text_params.size()) + 1, static_cast<int64_t>(limit));
+  std::vector<TuningRecord> records;
+  while (select.step("reading records")) {
+    int64_t id = select.integer(0);
+    TuningRecord r;
+    r.workload = {select.text(1), select.text(2)};
+    r.target = {select.text(3), select.text(4), select.text(5), static_cast<int>(select.integer(6)), select.text(7)};
+    r.trace = parse_stored_json(select.text(8), path_, id, "trace");
+    r.config = select.is_null(9) ? nlohmann::json(nullptr) : parse_stored_json(select.text(9), path_, id, "config");
+    r.costs = parse_stored_json(select.text(10), path_, id, "costs").get<std::vector<double>>();
+    r.mean = select.is_null(11) ? NAN : select.real(11);
+    r.error = parse_error_kind(select.text(12));
+    r.error_message = select.text(13);
+    r.timestamp = select.integer(14);
+    r.temper_version = select.text(15);
+    records.push_back(std::move(r));
+  }
+  return records;
+}
+
+std::vector<TuningRecord> SQLiteDatabase::top_k(const WorkloadKey& workload, const std::string& target, int k) const {
+  if (k < 0) throw UserError(str("top_k: k must be at least 0, not ", k));
+  return query_records(
+      "WHERE w.workload = ? AND t.target = ? AND r.error_kind = 'None' AND r.mean > 0 ORDER BY r.mean, r.id",
+      {workload.workload, target}, k);
+}
+
+std::vector<TuningRecord> SQLiteDatabase::records_for(const WorkloadKey& workload, const std::string& target) const {
+  return query_records("WHERE w.workload = ? AND t.target = ? ORDER BY r.id", {workload.workload, target}, -1);
+}
+
+std::vector<TuningRecord> SQLiteDatabase::all_records() const {
+  return query_records("ORDER BY r.id", {}, -1);
+}
+
+int64_t SQLiteDatabase::size() const {
+  return query_int(db_, path_, "SELECT count(*) FROM records", "counting records");
+}
+
+std::vector<WorkloadKey> SQLiteDatabase::workloads() const {
+  Statement select(db_, path_, "SELECT op, workload FROM workloads ORDER BY id");
+  std::vector<WorkloadKey> workloads;
+  while (select.step("listing workloads")) workloads.push_back({select.text(0), select.text(1)});
+  return workloads;
+}
+
+}  // namespace temper::tuning_db
