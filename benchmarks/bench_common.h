@@ -2,9 +2,7 @@
 // the choice of OpenBLAS core type. Timing itself is compiler/runtime/timer.h's.
 #pragma once
 
-#include <functional>
 #include <string>
-#include <vector>
 
 namespace temper::bench {
 

@@ -124,18 +124,8 @@ Tensor compute(std::vector<Expr> shape, std::function<Expr(const std::vector<Var
   if (!value.defined()) throw UserError(str("compute ", name, ": the body returned no expression"));
   // A reduction may only be the outermost expression.
   bool nested_reduce = false;
-  auto check_nested = [&](const Expr& root) {
-    post_order_visit(root, [&](const Node* n) {
-      if (n->kind == NodeKind::Reduce && n != root.get()) nested_reduce = true;
-    });
-  };
-  if (auto* r = value.as<ReduceNode>()) {
-    check_nested(r->source);
-    if (r->condition.defined()) check_nested(r->condition);
-  } else {
-    check_nested(value);
-  }
-  if (nested_reduce || (value.as<ReduceNode>() && value.as<ReduceNode>()->source.as<ReduceNode>())) {
+  post_order_visit(value, [&](const Node* n) { nested_reduce |= n->kind == NodeKind::Reduce && n != value.get(); });
+  if (nested_reduce) {
     throw UserError(str("compute ", name,
                         ": a reduction (sum/max/min) must be the outermost expression of the body; "
                         "compute the inner reduction as its own stage"));
