@@ -8,6 +8,7 @@
 #include "compiler/ops/op_data.h"
 #include "compiler/runtime/c_runtime_api.h"
 #include "compiler/runtime/timer.h"
+#include "search/apply_history_best.h"
 
 namespace po = boost::program_options;
 
@@ -52,7 +53,7 @@ std::string format_gflops(double flops, double seconds) {
 
 int cmd_run(const std::vector<std::string>& args) {
   const std::string usage =
-      "usage: temper run WORKLOAD [--trace FILE | --schedule naive|default] [--target T] [--repeat N] "
+      "usage: temper run WORKLOAD [--db FILE | --trace FILE | --schedule naive|default] [--target T] [--repeat N] "
       "[--threads N] [--compare-naive] [--save-trace FILE]";
   ScheduleChoice choice;
   std::string target_text;
@@ -78,7 +79,7 @@ int cmd_run(const std::vector<std::string>& args) {
   ops::OpInstance op = ops::instantiate(workload);
   Target target = Target::parse(target_text);
   if (threads > 0) temper_set_num_threads(threads);
-  Schedule sch = make_schedule(op, choice, target);
+  Schedule sch = make_schedule(workload, op, choice, target);
   if (!save_trace.empty()) {
     std::ofstream out(save_trace);
     if (!out) throw UserError(str("cannot write trace file '", save_trace, "'"));
@@ -86,7 +87,7 @@ int cmd_run(const std::vector<std::string>& args) {
   }
 
   ops::OpData data = ops::make_op_data(op);
-  std::string schedule_name = choice.trace_file.empty() ? choice.schedule : "trace " + choice.trace_file;
+  std::string schedule_name = schedule_label(choice);
   print_line("workload", workload.to_string());
   print_line("target", target.to_string() + ", " + std::to_string(temper_get_num_threads()) + " threads");
   print_line("schedule", schedule_name);
@@ -98,6 +99,16 @@ int cmd_run(const std::vector<std::string>& args) {
   print_line("time", "median " + format_ms(m.timing.median_s) + " (min " + format_ms(m.timing.min_s) + ") over " +
                          std::to_string(repeat) + " x " + std::to_string(m.timing.calls_per_group) + " calls");
   if (op.flops > 0) print_line("speed", format_gflops(op.flops, m.timing.median_s));
+
+  // With a log, the default schedule beside the tuned one: what tuning bought.
+  if (!choice.db.empty()) {
+    Measured def = measure(op, search::default_schedule(workload, op, target), target, data, repeat, min_repeat_ms);
+    char ratio[64];
+    std::snprintf(ratio, sizeof ratio, "%.2fx", def.timing.median_s / m.timing.median_s);
+    std::string speed = op.flops > 0 ? format_gflops(op.flops, def.timing.median_s) + ", " : "";
+    print_line("default", speed + "median " + format_ms(def.timing.median_s) + "; tuned is " + ratio +
+                              " the default's speed");
+  }
 
   if (compare_naive) {
     // The naive loop nest is slow: fewer, single-call groups.

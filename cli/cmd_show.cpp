@@ -31,9 +31,10 @@ int cmd_show(const std::vector<std::string>& args) {
   std::string workload_text;
   if (!parse_command_line(args, usage, desc, workload_text)) return 0;
 
-  ops::OpInstance op = ops::instantiate(ops::Workload::parse(workload_text));
+  ops::Workload workload = ops::Workload::parse(workload_text);
+  ops::OpInstance op = ops::instantiate(workload);
   Target target = Target::parse(target_text);
-  Schedule sch = make_schedule(op, choice, target);
+  Schedule sch = make_schedule(workload, op, choice, target);
   LowerOptions lower_options;
   lower_options.log_passes = log_passes;
   auto ends_with = [&](const char* suffix) {

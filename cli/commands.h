@@ -11,5 +11,7 @@ namespace temper::cli {
 int cmd_show(const std::vector<std::string>& args);
 int cmd_run(const std::vector<std::string>& args);
 int cmd_ops(const std::vector<std::string>& args);
+int cmd_db(const std::vector<std::string>& args);
+int cmd_tune(const std::vector<std::string>& args);
 
 }  // namespace temper::cli

@@ -15,8 +15,10 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  show WORKLOAD --emit ir|lowered|c|llvm|asm   print the program at a stage of compilation\n"
-    "  run WORKLOAD                                 compile, check against the reference, time\n"
+    "  run WORKLOAD [--db FILE]                     compile (applying the tuning log), check, time\n"
+    "  tune WORKLOAD --db FILE                      search the schedule space, logging every measurement\n"
     "  ops [OP]                                     list the operators and their parameters\n"
+    "  db SUBCOMMAND --db FILE                      list, inspect, merge, prune a tuning log\n"
     "\n"
     "A workload is one string: matmul:M=1024,N=1024,K=1024 or\n"
     "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1. `temper COMMAND --help` for options.\n";
@@ -34,6 +36,8 @@ int main(int argc, char** argv) {
     if (command == "show") return temper::cli::cmd_show(args);
     if (command == "run") return temper::cli::cmd_run(args);
     if (command == "ops") return temper::cli::cmd_ops(args);
+    if (command == "db") return temper::cli::cmd_db(args);
+    if (command == "tune") return temper::cli::cmd_tune(args);
     std::cerr << "temper: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const temper::UserError& e) {

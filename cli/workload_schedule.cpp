@@ -4,7 +4,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "compiler/ops/cpu_schedules.h"
+#include "search/apply_history_best.h"
+#include "tuning_db/sqlite_database.h"
 
 namespace po = boost::program_options;
 
@@ -12,12 +13,27 @@ namespace temper::cli {
 
 void add_schedule_options(po::options_description& desc, ScheduleChoice& choice) {
   desc.add_options()
+      ("db", po::value(&choice.db), "apply the best record of this tuning log (the default schedule if it has none)")
       ("trace", po::value(&choice.trace_file), "replay the schedule trace (JSON) in this file")
       ("schedule", po::value(&choice.schedule)->default_value("default"),
-       "without --trace: 'naive' (the loop nest as defined) or 'default' (the op's hand-written CPU schedule)");
+       "without --db or --trace: 'naive' (the loop nest as defined) or 'default' (the template's default config, "
+       "or the op's hand-written CPU schedule)");
 }
 
-Schedule make_schedule(const ops::OpInstance& op, const ScheduleChoice& choice, const Target& target) {
+std::string schedule_label(const ScheduleChoice& choice) {
+  if (!choice.db.empty()) return "tuned (log " + choice.db + ")";
+  if (!choice.trace_file.empty()) return "trace " + choice.trace_file;
+  return choice.schedule;
+}
+
+Schedule make_schedule(const ops::Workload& workload, const ops::OpInstance& op, const ScheduleChoice& choice,
+                       const Target& target) {
+  if (!choice.db.empty() && !choice.trace_file.empty()) throw UserError("give --db or --trace, not both");
+  if (!choice.db.empty()) {
+    tuning_db::SQLiteDatabase db(choice.db, tuning_db::OpenMode::ReadOnly);
+    search::ApplyHistoryBest best(db, &std::cerr);
+    return best.schedule_for(workload, op, target);
+  }
   if (!choice.trace_file.empty()) {
     std::ifstream in(choice.trace_file);
     if (!in) throw UserError(str("cannot read trace file '", choice.trace_file, "'"));
@@ -30,7 +46,7 @@ Schedule make_schedule(const ops::OpInstance& op, const ScheduleChoice& choice, 
     return Trace::from_json(json).replay(op.func);
   }
   if (choice.schedule == "naive") return Schedule(op.func);
-  if (choice.schedule == "default") return ops::schedule_cpu_default(op, target);
+  if (choice.schedule == "default") return search::default_schedule(workload, op, target);
   throw UserError(str("unknown --schedule '", choice.schedule, "': use naive or default (or --trace FILE)"));
 }
 

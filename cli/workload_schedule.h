@@ -1,5 +1,6 @@
 // What `show` and `run` share: a workload string made concrete, and the schedule to apply
-// to it — a trace file, or one of Temper's own (naive, default).
+// to it — the best record of a tuning log, a trace file, or one of Temper's own (naive,
+// default).
 #pragma once
 
 #include <optional>
@@ -14,16 +15,21 @@
 namespace temper::cli {
 
 struct ScheduleChoice {
-  std::string trace_file;        // replay this trace, if set
+  std::string db;                    // apply the best record of this tuning log, if set
+  std::string trace_file;            // replay this trace, if set
   std::string schedule = "default";  // otherwise: "naive" or "default"
 };
 
-// Adds --trace and --schedule to a command's options.
+// Adds --db, --trace and --schedule to a command's options.
 void add_schedule_options(boost::program_options::options_description& desc, ScheduleChoice& choice);
 
-// The scheduled program for the workload on target; UserError for an unreadable or malformed trace
-// file, or an unknown schedule name.
-Schedule make_schedule(const ops::OpInstance& op, const ScheduleChoice& choice, const Target& target);
+// The scheduled program for the workload (op is its instance) on target; UserError for a
+// missing or unreadable log, an unreadable or malformed trace file, or an unknown schedule
+// name. With a log, one info line on stderr says whether a record or the default was used.
+Schedule make_schedule(const ops::Workload& workload, const ops::OpInstance& op, const ScheduleChoice& choice,
+                       const Target& target);
+// What make_schedule applies, in words: "tuned (log F)", "trace F", "default", "naive".
+std::string schedule_label(const ScheduleChoice& choice);
 
 // Parses argv-style args against desc with one positional WORKLOAD; prints help and
 // returns false when --help was given.

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <iterator>
 #include <thread>
 
@@ -15,6 +16,9 @@ namespace {
 
 // What to tell a user whose --db cannot be used as it is.
 const char* kLeftUntouched = "the file was left untouched";
+
+// TuningRecord::is_valid() in SQL, over `records r` (a non-finite mean is stored as NULL).
+const std::string kValidRecord = "(r.error_kind = 'None' AND r.mean > 0)";
 
 // A UserError naming the log, what was being done, and SQLite's own words.
 [[noreturn]] void fail(sqlite3* db, const std::string& path, const std::string& what) {
@@ -129,6 +133,23 @@ constexpr int kSchemaVersion = static_cast<int>(std::size(kMigrations));
                       ": use that newer Temper, or pass another --db path"));
 }
 
+[[noreturn]] void refuse_foreign_database(const std::string& path) {
+  throw UserError(str("tuning log ", path, " is an SQLite database but not a Temper tuning log; ", kLeftUntouched,
+                      ": pass another --db path"));
+}
+
+// A read-only log cannot be migrated, so it must already have this Temper's schema.
+void check_schema_read_only(sqlite3* db, const std::string& path, int version) {
+  if (version == kSchemaVersion) return;
+  if (version > kSchemaVersion) refuse_newer_schema(path, version);
+  if (version > 0) {
+    throw UserError(str("tuning log ", path, " has the schema of an older Temper (", version, ", this one writes ",
+                        kSchemaVersion, ") and was opened read-only; open it once for writing to migrate it"));
+  }
+  if (query_int(db, path, "SELECT count(*) FROM sqlite_master", "listing tables") > 0) refuse_foreign_database(path);
+  throw UserError(str("tuning log ", path, " is empty, not a Temper tuning log: pass another --db path"));
+}
+
 // Brings the log to kSchemaVersion. Each step reads the version under the write lock,
 // so two processes opening one new or old log migrate it once, and a file with tables
 // but no version (another program's database) is refused before anything is written.
@@ -143,8 +164,7 @@ void migrate(sqlite3* db, const std::string& path) {
         return;
       }
       if (version == 0 && query_int(db, path, "SELECT count(*) FROM sqlite_master", "listing tables") > 0) {
-        throw UserError(str("tuning log ", path, " is an SQLite database but not a Temper tuning log; ", kLeftUntouched,
-                            ": pass another --db path"));
+        refuse_foreign_database(path);
       }
       kMigrations[version](db, path);
       exec(db, path, str("PRAGMA user_version = ", version + 1), "recording the schema version");
@@ -215,13 +235,23 @@ int sqlite_schema_version() {
   return kSchemaVersion;
 }
 
-SQLiteDatabase::SQLiteDatabase(const std::string& path, int busy_timeout_ms) : path_(path) {
-  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                      nullptr) != SQLITE_OK) {
+SQLiteDatabase::SQLiteDatabase(const std::string& path, int busy_timeout_ms)
+    : SQLiteDatabase(path, OpenMode::Create, busy_timeout_ms) {}
+
+SQLiteDatabase::SQLiteDatabase(const std::string& path, OpenMode mode, int busy_timeout_ms) : path_(path) {
+  if (mode != OpenMode::Create && !std::filesystem::exists(path)) {
+    throw UserError(str("no tuning log at ", path, ": check the --db path"));
+  }
+  int flags = SQLITE_OPEN_FULLMUTEX;
+  if (mode == OpenMode::ReadOnly) flags |= SQLITE_OPEN_READONLY;
+  if (mode != OpenMode::ReadOnly) flags |= SQLITE_OPEN_READWRITE;
+  if (mode == OpenMode::Create) flags |= SQLITE_OPEN_CREATE;
+  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
-    throw UserError(str("cannot open tuning log ", path, " (SQLite: ", message,
-                        "); check that its folder exists and is writable, or pass another --db path"));
+    throw UserError(str("cannot open tuning log ", path, " (SQLite: ", message, "); check that ",
+                        mode == OpenMode::ReadOnly ? "it is readable" : "its folder exists and is writable",
+                        ", or pass another --db path"));
   }
   try {
     sqlite3_busy_timeout(db_, busy_timeout_ms);
@@ -229,6 +259,10 @@ SQLiteDatabase::SQLiteDatabase(const std::string& path, int busy_timeout_ms) : p
     // checks again, and for a foreign file, under the write lock.
     int version = static_cast<int>(query_int(db_, path_, "PRAGMA user_version", "reading the schema version"));
     if (version > kSchemaVersion) refuse_newer_schema(path, version);
+    if (mode == OpenMode::ReadOnly) {
+      check_schema_read_only(db_, path_, version);
+      return;
+    }
     migrate(db_, path_);
     // WAL lets readers and one writer share the file; NORMAL sync keeps every committed
     // transaction across a process crash (only a power loss may drop the last ones).
@@ -327,9 +361,8 @@ std::vector<TuningRecord> SQLiteDatabase::query_records(const std::string& where
 
 std::vector<TuningRecord> SQLiteDatabase::top_k(const WorkloadKey& workload, const std::string& target, int k) const {
   if (k < 0) throw UserError(str("top_k: k must be at least 0, not ", k));
-  return query_records(
-      "WHERE w.workload = ? AND t.target = ? AND r.error_kind = 'None' AND r.mean > 0 ORDER BY r.mean, r.id",
-      {workload.workload, target}, k);
+  return query_records("WHERE w.workload = ? AND t.target = ? AND " + kValidRecord + " ORDER BY r.mean, r.id",
+                       {workload.workload, target}, k);
 }
 
 std::vector<TuningRecord> SQLiteDatabase::records_for(const WorkloadKey& workload, const std::string& target) const {
@@ -349,6 +382,140 @@ std::vector<WorkloadKey> SQLiteDatabase::workloads() const {
   std::vector<WorkloadKey> workloads;
   while (select.step("listing workloads")) workloads.push_back({select.text(0), select.text(1)});
   return workloads;
+}
+
+LogStats SQLiteDatabase::stats() const {
+  // One read transaction, so that the counts agree with each other while others commit.
+  exec(db_, path_, "BEGIN", "starting to read the log");
+  try {
+    LogStats stats;
+    stats.schema_version = static_cast<int>(query_int(db_, path_, "PRAGMA user_version", "reading the schema version"));
+    Statement totals(db_, path_,
+                     "SELECT count(*), count(CASE WHEN " + kValidRecord +
+                         " THEN 1 END), min(r.timestamp), max(r.timestamp) FROM records r");
+    TEMPER_CHECK(totals.step("counting records"), "count(*) returned no row");
+    stats.records = totals.integer(0);
+    stats.valid_records = totals.integer(1);
+    if (stats.records > 0) {
+      stats.first_timestamp = totals.integer(2);
+      stats.last_timestamp = totals.integer(3);
+    }
+    Statement by_error(
+        db_, path_, "SELECT error_kind, count(*) FROM records GROUP BY error_kind ORDER BY count(*) DESC, error_kind");
+    while (by_error.step("counting records by error")) {
+      stats.records_by_error.emplace_back(by_error.text(0), by_error.integer(1));
+    }
+    stats.workloads = query_int(db_, path_, "SELECT count(*) FROM workloads", "counting workloads");
+    Statement targets(db_, path_,
+                      "SELECT t.target, t.cpu_model, t.cpu_features, t.cores, t.compiler, count(r.id) FROM targets t "
+                      "LEFT JOIN records r ON r.target_id = t.id GROUP BY t.id ORDER BY t.id");
+    while (targets.step("counting records by target")) {
+      TargetInfo info{targets.text(0), targets.text(1), targets.text(2), static_cast<int>(targets.integer(3)),
+                      targets.text(4)};
+      stats.targets.push_back({info, targets.integer(5)});
+    }
+    Statement groups(db_, path_,
+                     "SELECT w.op, w.workload, t.target, count(r.id), count(CASE WHEN " + kValidRecord +
+                         " THEN 1 END), min(CASE WHEN " + kValidRecord +
+                         " THEN r.mean END) FROM workloads w LEFT JOIN records r ON r.workload_id = w.id "
+                         "LEFT JOIN targets t ON r.target_id = t.id GROUP BY w.id, t.target ORDER BY w.id, min(r.id)");
+    while (groups.step("counting records by workload")) {
+      LogStats::Group group;
+      group.workload = {groups.text(0), groups.text(1)};
+      group.target = groups.text(2);
+      group.records = groups.integer(3);
+      group.valid_records = groups.integer(4);
+      if (!groups.is_null(5)) group.best_mean = groups.real(5);
+      stats.groups.push_back(std::move(group));
+    }
+    exec(db_, path_, "COMMIT", "finishing reading the log");
+    return stats;
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+PruneResult SQLiteDatabase::prune(int keep, bool drop_failed) {
+  if (keep < 0) throw UserError(str("prune: the number of records to keep must be at least 0, not ", keep));
+  PruneResult result;
+  exec(db_, path_, "BEGIN IMMEDIATE", "locking the log to prune it");
+  try {
+    // Deleting from a log that cannot be read would lose more than asked: check the
+    // file, then read (and parse) every record before the first DELETE.
+    Statement check(db_, path_, "PRAGMA quick_check");
+    std::string problems;
+    while (check.step("checking the log")) {
+      if (check.text(0) != "ok") problems += (problems.empty() ? "" : "; ") + check.text(0);
+    }
+    if (!problems.empty()) {
+      throw UserError(str("tuning log ", path_, " is damaged (SQLite quick_check: ", problems,
+                          "); nothing was removed: export the records you need and start a new log"));
+    }
+    all_records();
+
+    // Each (workload, target string) in turn; within it the valid records fastest first.
+    Statement select(
+        db_, path_,
+        "SELECT r.id, w.id, w.op, w.workload, t.target, " + kValidRecord +
+            " FROM records r JOIN workloads w ON r.workload_id = w.id JOIN targets t ON r.target_id = t.id "
+            "ORDER BY w.id, t.target, 6 DESC, r.mean, r.id");
+    std::vector<int64_t> doomed;
+    int64_t group_workload_id = -1;
+    int64_t valid_kept = 0;
+    PruneResult::Group group;
+    auto finish_group = [&] {
+      if (group.removed_valid + group.removed_failed > 0) result.groups.push_back(group);
+    };
+    while (select.step("reading records to prune")) {
+      if (select.integer(1) != group_workload_id || select.text(4) != group.target) {
+        if (group_workload_id != -1) finish_group();
+        group_workload_id = select.integer(1);
+        group = PruneResult::Group();
+        group.workload = {select.text(2), select.text(3)};
+        group.target = select.text(4);
+        valid_kept = 0;
+      }
+      bool valid = select.integer(5) != 0;
+      if (valid && valid_kept < keep) {
+        ++valid_kept;
+        ++group.kept;
+      } else if (valid) {
+        ++group.removed_valid;
+        doomed.push_back(select.integer(0));
+      } else if (drop_failed) {
+        ++group.removed_failed;
+        doomed.push_back(select.integer(0));
+      } else {
+        ++group.kept;
+      }
+    }
+    if (group_workload_id != -1) finish_group();
+
+    Statement remove(db_, path_, "DELETE FROM records WHERE id = ?");
+    for (int64_t id : doomed) {
+      remove.reset();
+      remove.bind(1, id);
+      remove.step("removing a record");
+    }
+    result.removed = static_cast<int64_t>(doomed.size());
+    result.kept = query_int(db_, path_, "SELECT count(*) FROM records", "counting records");
+    exec(db_, path_, "COMMIT", "committing the removal");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  if (result.removed == 0) return result;
+  // VACUUM rewrites the file without the freed pages; in WAL mode the rewrite lands in
+  // the write-ahead log, and the TRUNCATE checkpoint moves it into the file.
+  try {
+    exec(db_, path_, "VACUUM", "compacting the log");
+    exec(db_, path_, "PRAGMA wal_checkpoint(TRUNCATE)", "writing the compacted log back");
+  } catch (const UserError& e) {
+    throw UserError(str(result.removed, " records were removed, but ", e.what(),
+                        "; the log is complete, only not compacted: prune again later to compact it"));
+  }
+  return result;
 }
 
 }  // namespace temper::tuning_db

@@ -15,9 +15,16 @@
 // database, an SQLite database that is not a tuning log, or a log written by a newer
 // schema is a UserError naming the file, and the file is left untouched. A log of an
 // older schema is migrated in place, one version step per transaction.
+//
+// Beyond the Database interface, the log answers the questions of `temper db`: what it
+// holds (stats) and how to shrink it (prune, the only operation that deletes records).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tuning_db/database.h"
 
@@ -28,11 +35,68 @@ namespace temper::tuning_db {
 // The schema this Temper writes and the newest it reads.
 int sqlite_schema_version();
 
+// How a log is opened.
+enum class OpenMode {
+  Create,    // read and write; a missing file becomes a new, empty log
+  Existing,  // read and write; a missing file is a UserError ("no tuning log at PATH")
+  // Read only: a missing file is a UserError, and nothing is ever written, so an older
+  // schema is refused rather than migrated. (SQLite may leave the -wal and -shm files
+  // of WAL mode beside the log; the next writer removes them.)
+  ReadOnly,
+};
+
+// What a log holds, from aggregate queries (no trace is read).
+struct LogStats {
+  // The records of one workload on one target string (the key of the best-record query).
+  struct Group {
+    WorkloadKey workload;
+    std::string target;  // "" for a workload the log knows but holds no record of
+    int64_t records = 0;
+    int64_t valid_records = 0;
+    std::optional<double> best_mean;  // seconds; none without a valid record
+  };
+  // One hardware fingerprint and how many records were measured on it.
+  struct TargetCount {
+    TargetInfo target;
+    int64_t records = 0;
+  };
+
+  int schema_version = 0;
+  int64_t records = 0;
+  int64_t valid_records = 0;
+  // Error kind name and count, most frequent first.
+  std::vector<std::pair<std::string, int64_t>> records_by_error;
+  // Workloads known to the log, with records or not.
+  int64_t workloads = 0;
+  // In the order first committed.
+  std::vector<TargetCount> targets;
+  // By workload in first-commit order, then by target in first-record order.
+  std::vector<Group> groups;
+  // None in a log without records.
+  std::optional<int64_t> first_timestamp;
+  std::optional<int64_t> last_timestamp;
+};
+
+// What prune removed from each (workload, target string) that lost a record.
+struct PruneResult {
+  struct Group {
+    WorkloadKey workload;
+    std::string target;
+    int64_t kept = 0;
+    int64_t removed_valid = 0;   // valid records slower than the kept ones
+    int64_t removed_failed = 0;  // failed records (only with drop_failed)
+  };
+  std::vector<Group> groups;
+  int64_t kept = 0;  // records left in the log
+  int64_t removed = 0;
+};
+
 class SQLiteDatabase : public Database {
  public:
   // Opens the log at path, creating it (and its schema) if missing. busy_timeout_ms is
   // how long a commit waits for another process's before failing.
   explicit SQLiteDatabase(const std::string& path, int busy_timeout_ms = 10000);
+  SQLiteDatabase(const std::string& path, OpenMode mode, int busy_timeout_ms = 10000);
   ~SQLiteDatabase() override;
   SQLiteDatabase(const SQLiteDatabase&) = delete;
   SQLiteDatabase& operator=(const SQLiteDatabase&) = delete;
@@ -47,6 +111,15 @@ class SQLiteDatabase : public Database {
   std::vector<WorkloadKey> workloads() const override;
 
   const std::string& path() const { return path_; }
+
+  LogStats stats() const;
+
+  // Keeps, for each workload and target string, the `keep` fastest valid records (ties
+  // in commit order) and, unless drop_failed, every record that is not valid; removes
+  // the others in one transaction, then compacts the file (VACUUM). The whole log is
+  // checked (SQLite's quick_check) and read before anything is removed: a log that
+  // cannot be fully read is a UserError and stays as it was. UserError for keep < 0.
+  PruneResult prune(int keep, bool drop_failed);
 
  private:
   std::vector<TuningRecord> query_records(const std::string& where_and_order,

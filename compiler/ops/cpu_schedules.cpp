@@ -1,6 +1,7 @@
 #include "compiler/ops/cpu_schedules.h"
 
 #include <algorithm>
+#include <optional>
 #include <thread>
 
 #include "compiler/ir/functor.h"
@@ -192,7 +193,8 @@ bool find_gemm(const Schedule& s, const OpInstance& op, std::string& gemm, std::
 }  // namespace
 
 void schedule_gemm_cpu(Schedule& s, BlockRV gemm, int b_read_index, const BlockRV* epilogue, const GemmTiling& t) {
-  BlockRV packed_b = s.cache_read(gemm, b_read_index, "global");
+  std::optional<BlockRV> packed_b;
+  if (t.pack_b) packed_b = s.cache_read(gemm, b_read_index, "global");
   BlockRV out = epilogue ? *epilogue : s.cache_write(gemm, 0, "local");
   std::vector<LoopRV> loops = s.get_loops(gemm);
   size_t n = loops.size();
@@ -200,23 +202,29 @@ void schedule_gemm_cpu(Schedule& s, BlockRV gemm, int b_read_index, const BlockR
   std::vector<LoopRV> outer(loops.begin(), loops.end() - 3);
   std::vector<LoopRV> i = s.split(loops[n - 3], {std::nullopt, t.mr});
   std::vector<LoopRV> j = s.split(loops[n - 2], {std::nullopt, t.nr});
-  LoopRV k = loops[n - 1];
+  std::vector<LoopRV> k = {loops[n - 1]};
+  // A reduction loop takes no tail (decompose_reduction refuses its predicate).
+  if (t.k_unroll > 1) k = s.split(k[0], {std::nullopt, t.k_unroll}, /*allow_tail=*/false);
   std::vector<LoopRV> order = outer;
-  order.insert(order.end(), {j[0], i[0], k, i[1], j[1]});
+  order.insert(order.end(), {j[0], i[0]});
+  order.insert(order.end(), k.begin(), k.end());
+  order.insert(order.end(), {i[1], j[1]});
   s.reorder(order);
   // Parallel over the B panels (and batches): each thread packs its own panels.
   std::vector<LoopRV> par = outer;
   par.push_back(j[0]);
   LoopRV panel = par.size() > 1 ? s.fuse(par) : par[0];
-  s.parallel(panel);
+  if (t.parallel) s.parallel(panel);
   // B's K x NR panel is packed contiguously once per panel, then read by every row tile.
-  s.compute_at(packed_b, panel);
+  if (packed_b) s.compute_at(*packed_b, panel);
   // The MR x NR tile accumulates in registers and is written back after the k loop.
   s.reverse_compute_at(out, i[0]);
-  BlockRV init = s.decompose_reduction(gemm, k);
+  BlockRV init = s.decompose_reduction(gemm, k[0]);
+  if (k.size() > 1) s.unroll(k[1]);
   s.unroll(i[1]);
   s.vectorize(j[1]);
-  for (BlockRV b : {packed_b, out, init}) vectorize_innermost_spatial(s, b);
+  if (packed_b) vectorize_innermost_spatial(s, *packed_b);
+  for (BlockRV b : {out, init}) vectorize_innermost_spatial(s, b);
 }
 
 GemmTiling GemmTiling::for_target(const Target& target, int64_t m, int64_t n) {
@@ -234,17 +242,26 @@ GemmTiling GemmTiling::for_target(const Target& target, int64_t m, int64_t n) {
 
 Schedule schedule_cpu_default(const OpInstance& op) { return schedule_cpu_default(op, Target::parse("llvm -mcpu=native")); }
 
+Schedule schedule_gemm_op_cpu(const OpInstance& op, const GemmTiling& t) {
+  Schedule s(op.func);
+  std::string gemm, epilogue;
+  if (!find_gemm(s, op, gemm, epilogue)) {
+    throw UserError(str("schedule_gemm_op_cpu: op '", op.name, "' is not matmul, batch_matmul or dense"));
+  }
+  BlockRV ep = epilogue.empty() ? BlockRV{} : s.get_block(epilogue);
+  // reads: the accumulator, A, then B.
+  schedule_gemm_cpu(s, s.get_block(gemm), 2, epilogue.empty() ? nullptr : &ep, t);
+  return s;
+}
+
 Schedule schedule_cpu_default(const OpInstance& op, const Target& target) {
   Schedule s(op.func);
   std::string gemm, epilogue;
   if (find_gemm(s, op, gemm, epilogue)) {
     std::vector<LoopRV> loops = s.get_loops(s.get_block(gemm));
     size_t n = loops.size();
-    GemmTiling t = GemmTiling::for_target(target, loop_extent(s, loops[n - 3]), loop_extent(s, loops[n - 2]));
-    BlockRV ep = epilogue.empty() ? BlockRV{} : s.get_block(epilogue);
-    // reads: the accumulator, A, then B.
-    schedule_gemm_cpu(s, s.get_block(gemm), 2, epilogue.empty() ? nullptr : &ep, t);
-    return s;
+    return schedule_gemm_op_cpu(
+        op, GemmTiling::for_target(target, loop_extent(s, loops[n - 3]), loop_extent(s, loops[n - 2])));
   }
   inline_padding(s);
   apply_tiled(s);

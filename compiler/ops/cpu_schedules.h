@@ -37,11 +37,20 @@ Schedule schedule_cpu_staged(const OpInstance& op);
 struct GemmTiling {
   int mr = 6;   // rows of the register tile
   int nr = 16;  // columns of the register tile, a multiple of the vector width
+  // Choices a tuner explores (schedule_space/templates/gemm.cpp); the defaults are the
+  // expert schedule's.
+  int k_unroll = 1;      // k split by this (a factor of K) and the inner part unrolled; 1 leaves k whole
+  bool pack_b = true;    // copy each K x NR panel of B contiguously before the row tiles read it
+  bool parallel = true;  // run the panels (and batches) on all threads
   // The tile for a target: mr x nr accumulators that fit its vector registers with room
   // for the B vectors and the A broadcast (AVX-512: 8 x 32 in 16 of 32 zmm; AVX2:
   // 6 x 16 in 12 of 16 ymm; SSE: 6 x 8 in 12 of 16 xmm), narrowed for small M or N.
   static GemmTiling for_target(const Target& target, int64_t m, int64_t n);
 };
 void schedule_gemm_cpu(Schedule& s, BlockRV gemm, int b_read_index, const BlockRV* epilogue, const GemmTiling& t);
+// The expert GEMM applied to a matmul, batch_matmul or dense instance (dense's bias and
+// activation fused into the tile): schedule_cpu_default is this with
+// GemmTiling::for_target. UserError for any other op.
+Schedule schedule_gemm_op_cpu(const OpInstance& op, const GemmTiling& t);
 
 }  // namespace temper::ops

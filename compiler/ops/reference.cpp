@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 namespace temper::ops::reference {
 
@@ -67,16 +68,19 @@ AxisSplit split_at(const Shape& shape, int axis) {
 
 }  // namespace
 
+// Rows of C are independent, so they are computed in parallel; each row accumulates in
+// order of k, walking B's rows contiguously (a 1024^3 product takes a fraction of a
+// second rather than the seconds of the j-outer order, which the measurer waits for).
 template <typename T>
 void matmul(const T* a, const T* b, T* c, int64_t M, int64_t N, int64_t K, bool transpose_a, bool transpose_b) {
+#pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < M; ++i) {
-    for (int64_t j = 0; j < N; ++j) {
-      Acc<T> acc = 0;
-      for (int64_t k = 0; k < K; ++k) {
-        acc += Acc<T>(a[matrix_offset(i, k, M, K, transpose_a)]) * Acc<T>(b[matrix_offset(k, j, K, N, transpose_b)]);
-      }
-      c[i * N + j] = static_cast<T>(acc);
+    std::vector<Acc<T>> acc(N, Acc<T>(0));
+    for (int64_t k = 0; k < K; ++k) {
+      Acc<T> aik = Acc<T>(a[matrix_offset(i, k, M, K, transpose_a)]);
+      for (int64_t j = 0; j < N; ++j) acc[j] += aik * Acc<T>(b[matrix_offset(k, j, K, N, transpose_b)]);
     }
+    for (int64_t j = 0; j < N; ++j) c[i * N + j] = static_cast<T>(acc[j]);
   }
 }
 

@@ -2,21 +2,42 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstring>
+#include <thread>
+#include <vector>
 
 #include "compiler/ir/error.h"
 
 namespace temper {
+namespace {
 
-TimingResult time_function(const std::function<void()>& fn, int repeat, double min_repeat_ms) {
+// Writing 64 MiB evicts the timed function's data from every cache level of today's
+// CPUs (the largest last-level caches of one socket are below that).
+void flush_caches() {
+  static std::vector<char> buffer(64 << 20);
+  static char value = 0;
+  std::memset(buffer.data(), ++value, buffer.size());
+}
+
+}  // namespace
+
+TimingResult time_function(const std::function<void()>& fn, const TimingOptions& options) {
   using clock = std::chrono::steady_clock;
-  if (repeat < 1) throw UserError(str("repeat must be at least 1, got ", repeat));
+  if (options.repeat < 1) throw UserError(str("repeat must be at least 1, got ", options.repeat));
+  if (options.number < 1) throw UserError(str("number must be at least 1, got ", options.number));
   fn();  // warm-up: page faults, caches, lazy binding
   auto t0 = clock::now();
   fn();
   double once = std::chrono::duration<double>(clock::now() - t0).count();
   TimingResult r;
-  r.calls_per_group = std::max(1, static_cast<int>(min_repeat_ms / 1000.0 / std::max(once, 1e-9)));
-  for (int g = 0; g < repeat; ++g) {
+  double calls_for_min_time = std::ceil(options.min_repeat_ms / 1000.0 / std::max(once, 1e-9));
+  r.calls_per_group = std::max(options.number, static_cast<int>(std::min(calls_for_min_time, 1e9)));
+  for (int g = 0; g < options.repeat; ++g) {
+    if (g > 0 && options.cooldown_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options.cooldown_ms));
+    }
+    if (options.flush_cache) flush_caches();
     auto start = clock::now();
     for (int i = 0; i < r.calls_per_group; ++i) fn();
     r.group_s.push_back(std::chrono::duration<double>(clock::now() - start).count() / r.calls_per_group);
@@ -26,6 +47,13 @@ TimingResult time_function(const std::function<void()>& fn, int repeat, double m
   r.median_s = sorted[sorted.size() / 2];
   r.min_s = sorted.front();
   return r;
+}
+
+TimingResult time_function(const std::function<void()>& fn, int repeat, double min_repeat_ms) {
+  TimingOptions options;
+  options.repeat = repeat;
+  options.min_repeat_ms = min_repeat_ms;
+  return time_function(fn, options);
 }
 
 }  // namespace temper

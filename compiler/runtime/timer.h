@@ -1,12 +1,21 @@
 // Timing a compiled function the way a measurer does: one warm-up call, then `repeat`
-// groups of calls, each group long enough (min_repeat_ms) for the clock's resolution
-// not to matter; the figures are per call.
+// groups of calls, each group at least `number` calls and long enough (min_repeat_ms) for
+// the clock's resolution not to matter; the figures are per call. Optionally the caches
+// are flushed before each group and the machine rests between groups.
 #pragma once
 
 #include <functional>
 #include <vector>
 
 namespace temper {
+
+struct TimingOptions {
+  int number = 1;              // calls per group, at least
+  int repeat = 7;              // groups; one figure each
+  double min_repeat_ms = 100;  // a group lasts at least this long (more calls when needed)
+  double cooldown_ms = 0;      // sleep between groups
+  bool flush_cache = false;    // write a buffer larger than the last-level cache before each group
+};
 
 struct TimingResult {
   double median_s = 0;          // median over the groups, seconds per call
@@ -15,6 +24,7 @@ struct TimingResult {
   int calls_per_group = 0;
 };
 
+TimingResult time_function(const std::function<void()>& fn, const TimingOptions& options);
 TimingResult time_function(const std::function<void()>& fn, int repeat = 7, double min_repeat_ms = 100);
 
 }  // namespace temper

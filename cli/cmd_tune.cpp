@@ -1,0 +1,152 @@
+// temper tune: search a workload's template space, logging every measurement.
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/duration.h"
+#include "cli/workload_schedule.h"
+#include "search/tune.h"
+#include "tuning_db/sqlite_database.h"
+
+namespace po = boost::program_options;
+
+namespace temper::cli {
+namespace {
+
+// Set by SIGINT/SIGTERM: the job stops after the batch under way, which is logged.
+std::atomic<bool> g_stop{false};
+std::atomic<int> g_signal{0};
+
+void request_stop(int sig) {
+  if (g_stop.exchange(true)) {
+    // A second signal: the user insists. What was committed stays in the log.
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+  }
+  g_signal = sig;
+}
+
+// One line that rewrites itself on a terminal; one plain line per batch in a log file.
+class ProgressLine {
+ public:
+  ProgressLine() : tty_(isatty(STDERR_FILENO)) {}
+  ~ProgressLine() { finish(); }
+
+  void update(const search::TuneProgress& p) {
+    char best[48] = "-";
+    if (p.best_gflops > 0) std::snprintf(best, sizeof best, "%.2f GFLOP/s", p.best_gflops);
+    std::string eta = p.eta_s < 0 ? "?" : format_duration(p.eta_s);
+    char line[256];
+    std::snprintf(line, sizeof line, "trials %d/%d  best %s  errors %d  elapsed %s  eta %s", p.trials_done,
+                  p.trials_total, best, p.errors, format_duration(p.elapsed_s).c_str(), eta.c_str());
+    if (tty_) {
+      std::fprintf(stderr, "\r%-100s", line);
+      open_ = true;
+    } else {
+      std::fprintf(stderr, "%s\n", line);
+    }
+    std::fflush(stderr);
+  }
+  void finish() {
+    if (open_) std::fprintf(stderr, "\n");
+    open_ = false;
+  }
+
+ private:
+  bool tty_;
+  bool open_ = false;
+};
+
+}  // namespace
+
+int cmd_tune(const std::vector<std::string>& args) {
+  const std::string usage =
+      "usage: temper tune WORKLOAD --db FILE [--target T] [--trials N] [--tuner random|grid|ga] "
+      "[--time-budget 8h] [--early-stopping N] [--seed N]";
+  std::string target_text, db_path, tuner_name, time_budget;
+  uint64_t seed = 0;
+  search::TuneOptions options;
+  measure::BuilderOptions builder_options;
+  measure::RunnerOptions runner_options;
+  po::options_description desc("temper tune: search the workload's schedule space; every measurement goes to the log");
+  desc.add_options()
+      ("db", po::value(&db_path), "the tuning log (SQLite); created if missing, appended to otherwise")
+      ("target", po::value(&target_text)->default_value("llvm -mcpu=native"), "target string: llvm [-mcpu=...]")
+      ("trials", po::value(&options.trials)->default_value(200), "configs to measure, those already in the log included")
+      ("tuner", po::value(&tuner_name)->default_value("ga"), "random, grid or ga (genetic)")
+      ("time-budget", po::value(&time_budget), "stop starting new batches after this long: 90s, 30m, 8h, 1h30m")
+      ("early-stopping", po::value(&options.early_stopping)->default_value(0),
+       "stop after this many trials without a better time (0: never)")
+      ("error-threshold", po::value(&options.error_threshold)->default_value(64),
+       "stop after this many failed trials in a row (0: never)")
+      ("seed", po::value(&seed)->default_value(0), "the tuner's random seed: same seed, same proposals")
+      ("batch-size", po::value(&options.batch_size)->default_value(8), "configs compiled together, then timed")
+      ("build-jobs", po::value(&builder_options.n_parallel)->default_value(0), "compile threads (0: one per core)")
+      ("build-timeout", po::value(&builder_options.timeout_s)->default_value(30), "seconds per candidate's compile")
+      ("number", po::value(&runner_options.number)->default_value(1), "calls per timed group")
+      ("repeat", po::value(&runner_options.repeat)->default_value(3), "timed groups per candidate")
+      ("min-repeat-ms", po::value(&runner_options.min_repeat_ms)->default_value(50), "minimum length of a group")
+      ("cooldown-ms", po::value(&runner_options.cooldown_ms)->default_value(0), "pause between groups")
+      ("flush-cache", po::bool_switch(&runner_options.flush_cache), "flush the caches before each group")
+      ("run-timeout", po::value(&runner_options.timeout_s)->default_value(10), "seconds per candidate's check and timing")
+      ("threads", po::value(&runner_options.threads)->default_value(0), "threads of parallel loops (0: one per core)");
+  std::string workload_text;
+  if (!parse_command_line(args, usage, desc, workload_text)) return 0;
+  if (db_path.empty()) throw UserError(str("missing --db FILE: the tuning log to write\n", usage));
+  if (options.trials < 1) throw UserError(str("--trials must be at least 1, got ", options.trials));
+  if (options.batch_size < 1) throw UserError(str("--batch-size must be at least 1, got ", options.batch_size));
+  if (runner_options.threads < 0) throw UserError(str("--threads must be 0 (all cores) or positive"));
+  if (!time_budget.empty()) options.time_budget_s = parse_duration(time_budget, "--time-budget");
+
+  ops::Workload workload = ops::Workload::parse(workload_text);
+  Target target = Target::parse(target_text);
+  std::unique_ptr<schedule_space::Task> task = schedule_space::Task::create(workload, target);
+  std::unique_ptr<search::Tuner> tuner = search::make_tuner(tuner_name, task->space(), seed);
+  tuning_db::SQLiteDatabase db(db_path);
+  measure::Builder builder(builder_options);
+  measure::Runner runner(runner_options);
+
+  std::printf("workload   %s\n", workload.to_string().c_str());
+  std::printf("target     %s\n", target.to_string().c_str());
+  std::printf("template   %s, %lld configs\n", task->tmpl().name.c_str(),
+              static_cast<long long>(task->space().size()));
+  std::printf("tuner      %s, seed %llu, %d trials\n", tuner_name.c_str(), static_cast<unsigned long long>(seed),
+              options.trials);
+  std::fflush(stdout);
+
+  g_stop = false;
+  std::signal(SIGINT, request_stop);
+  std::signal(SIGTERM, request_stop);
+  ProgressLine line;
+  search::TuneResult result =
+      search::tune(*task, *tuner, builder, runner, db, options, [&](const search::TuneProgress& p) { line.update(p); },
+                   &g_stop);
+  line.finish();
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+
+  if (result.trials_resumed > 0) std::printf("resumed    %d trials were already in the log\n", result.trials_resumed);
+  std::printf("measured   %d trials, %d failed, in %s (compiling %s, timing %s)\n", result.trials_measured,
+              result.errors, format_duration(result.wall_s).c_str(), format_duration(result.compile_s).c_str(),
+              format_duration(result.run_s).c_str());
+  std::printf("stopped    %s\n", result.stop_reason.c_str());
+  if (result.best) {
+    double ms = result.best->mean * 1e3;
+    double gf = task->op().flops > 0 ? task->op().flops / result.best->mean * 1e-9 : 0;
+    std::printf("best       %.3f ms", ms);
+    if (gf > 0) std::printf(", %.2f GFLOP/s", gf);
+    std::printf("\nconfig     %s\n", result.best->config.dump().c_str());
+  } else {
+    std::printf("best       none: no trial has succeeded yet\n");
+  }
+  std::printf("log        %s (apply it: temper run '%s' --db %s)\n", db_path.c_str(), workload.to_string().c_str(),
+              db_path.c_str());
+  if (g_signal != 0) return 128 + g_signal;
+  return result.best ? 0 : 1;
+}
+
+}  // namespace temper::cli

@@ -1,0 +1,42 @@
+// The builder: lowers and compiles a batch of candidates in parallel, each into a shared
+// library the runner's worker process loads. A candidate that fails to compile, or takes
+// longer than the time-out, gets its error; the rest of the batch is unaffected.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "measure/measure_types.h"
+
+namespace temper::measure {
+
+struct BuilderOptions {
+  int n_parallel = 0;     // compile threads (0: one per core)
+  double timeout_s = 30;  // per candidate
+  std::string work_dir;   // where libraries go ("" : a fresh directory under $TMPDIR, removed with the builder)
+};
+
+class Builder {
+ public:
+  explicit Builder(BuilderOptions options = {});
+  ~Builder();
+  Builder(const Builder&) = delete;
+  Builder& operator=(const Builder&) = delete;
+
+  // One artifact per input, in order. Libraries of an earlier batch may be deleted.
+  std::vector<BuildArtifact> build(const std::vector<MeasureInput>& inputs);
+
+ private:
+  void remove_libraries();
+
+  BuilderOptions options_;
+  std::string work_dir_;
+  bool own_work_dir_ = false;
+  int batch_ = 0;
+  std::string prefix_;                                   // of this Builder's library names
+  std::vector<std::string> libraries_;                   // the last batch's
+  std::shared_ptr<struct AbandonedCompiles> abandoned_;  // timed-out compiles still running
+};
+
+}  // namespace temper::measure

@@ -1,0 +1,44 @@
+// What the measurer takes and gives back. A candidate is a scheduled PrimFunc of a
+// workload; a result is its times per run, or why there are none. The measurer knows no
+// tuner and no log: search/ turns results into tuning records.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+#include "compiler/ops/workload.h"
+#include "compiler/target/target.h"
+
+namespace temper::measure {
+
+// Why a candidate has no time. The names (error_name) are those of the tuning log's
+// ErrorKind, so the two convert by name.
+enum class MeasureError { None, CompileError, CompileTimeout, RuntimeError, RunTimeout, WrongResult, InstantiationError };
+const char* error_name(MeasureError error);
+
+struct MeasureInput {
+  ops::Workload workload;  // the worker re-instantiates it for data and the reference
+  Target target;
+  PrimFunc func;  // scheduled; takes the op's parameters in order
+};
+
+// A compiled candidate: a shared library in the builder's work directory.
+struct BuildArtifact {
+  std::string library_path;
+  std::string function_name;  // the PrimFunc's name (runtime/module.h adds the symbol prefix)
+  double compile_seconds = 0;
+  MeasureError error = MeasureError::None;
+  std::string message;
+};
+
+struct MeasureResult {
+  std::vector<double> costs;  // seconds per call, one per repeat
+  double mean = 0;            // mean of costs; 0 when error != None
+  MeasureError error = MeasureError::None;
+  std::string message;         // the compiler's or worker's words, or what differed from the reference
+  double compile_seconds = 0;  // building this candidate
+  double run_seconds = 0;      // wall time the runner spent on it, checking and timing included
+};
+
+}  // namespace temper::measure

@@ -1,0 +1,192 @@
+// The runner's side of the worker protocol (worker_protocol.h). One worker process at a
+// time, started on the first candidate that needs it and again after one was lost: a
+// candidate that kills the worker or outlives the time-out costs that candidate and one
+// restart, never the batch.
+#include "measure/runner.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+
+#include "compiler/ir/error.h"
+#include "measure/child_process.h"
+#include "measure/worker_protocol.h"
+
+namespace temper::measure {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kWorkerName = "temper-measure-worker";
+
+// How long the worker may take to prepare a workload's test data (the reference outputs
+// of a big op on one core take seconds to minutes) before the candidate's clock starts.
+constexpr double kPrepareTimeoutSeconds = 600;
+
+bool is_executable(const fs::path& path) {
+  std::error_code ignored;
+  return fs::is_regular_file(path, ignored) && access(path.c_str(), X_OK) == 0;
+}
+
+// The worker executable: the configured path, $TEMPER_MEASURE_WORKER, next to this
+// executable (or, for a program of the build tree such as build/cli/temper or a test, in
+// ../measure/), then where the build put it.
+std::string find_worker(const std::string& configured) {
+  if (!configured.empty()) {
+    if (is_executable(configured)) return configured;
+    throw UserError(
+        str("the measure worker '", configured, "' (RunnerOptions::worker_path) is not an executable file"));
+  }
+  if (const char* env = std::getenv("TEMPER_MEASURE_WORKER"); env && *env) {
+    if (is_executable(env)) return env;
+    throw UserError(str("the measure worker '", env, "' named by $TEMPER_MEASURE_WORKER is not an executable file"));
+  }
+  std::vector<fs::path> candidates;
+  std::error_code error;
+  fs::path self = fs::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    candidates.push_back(self.parent_path() / kWorkerName);
+    candidates.push_back(self.parent_path().parent_path() / "measure" / kWorkerName);
+  }
+  candidates.push_back(TEMPER_MEASURE_WORKER_BUILD_PATH);
+  std::string tried;
+  for (const fs::path& path : candidates) {
+    if (is_executable(path)) return path.string();
+    tried += (tried.empty() ? "" : ", ") + path.string();
+  }
+  throw UserError(str("cannot find the measure worker ", kWorkerName, "; looked in ", tried,
+                      ": build it (target temper-measure-worker), or set $TEMPER_MEASURE_WORKER or "
+                      "RunnerOptions::worker_path to its path"));
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string with_stderr(std::string message, const std::string& tail) {
+  if (!tail.empty()) message += "; its last output: " + tail;
+  return message;
+}
+
+}  // namespace
+
+struct Runner::Worker {
+  explicit Worker(const std::string& path) : process(path, {}) {}
+  ChildProcess process;
+};
+
+Runner::Runner(RunnerOptions options) : options_(std::move(options)) {
+  if (options_.number < 1) throw UserError(str("RunnerOptions::number must be at least 1, got ", options_.number));
+  if (options_.repeat < 1) throw UserError(str("RunnerOptions::repeat must be at least 1, got ", options_.repeat));
+  if (!(options_.timeout_s > 0)) {
+    throw UserError(str("RunnerOptions::timeout_s must be positive, got ", options_.timeout_s));
+  }
+  if (options_.threads < 0) throw UserError(str("RunnerOptions::threads must be 0 or more, got ", options_.threads));
+  options_.worker_path = find_worker(options_.worker_path);
+}
+
+Runner::~Runner() = default;
+
+pid_t Runner::worker_pid() const {
+  return worker_ ? worker_->process.pid() : 0;
+}
+
+std::vector<MeasureResult> Runner::run(const std::vector<MeasureInput>& inputs,
+                                       const std::vector<BuildArtifact>& artifacts) {
+  if (inputs.size() != artifacts.size()) {
+    throw UserError(str("Runner::run takes one artifact per input, got ", inputs.size(), " inputs and ",
+                        artifacts.size(), " artifacts"));
+  }
+  std::vector<MeasureResult> results;
+  results.reserve(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) results.push_back(run_one(inputs[i], artifacts[i]));
+  return results;
+}
+
+MeasureResult Runner::run_one(const MeasureInput& input, const BuildArtifact& artifact) {
+  MeasureResult result;
+  result.compile_seconds = artifact.compile_seconds;
+  if (artifact.error != MeasureError::None) {
+    result.error = artifact.error;
+    result.message = artifact.message;
+    return result;
+  }
+  Clock::time_point start = Clock::now();
+  WorkerRequest request;
+  request.workload = input.workload.to_string();
+  request.library = artifact.library_path;
+  request.function = artifact.function_name;
+  request.number = options_.number;
+  request.repeat = options_.repeat;
+  request.min_repeat_ms = options_.min_repeat_ms;
+  request.cooldown_ms = options_.cooldown_ms;
+  request.flush_cache = options_.flush_cache;
+  request.threads = options_.threads;
+  std::string what = str(artifact.function_name, " (", artifact.library_path, ")");
+
+  if (!worker_) worker_ = std::make_unique<Worker>(options_.worker_path);
+  ChildProcess& process = worker_->process;
+  std::string line;
+  ChildProcess::ReadStatus status = ChildProcess::ReadStatus::Closed;
+  bool candidate_started = false;  // the worker said ready: the candidate's clock runs
+  if (process.write_line(encode_request(request))) {
+    status = process.read_line(line, kPrepareTimeoutSeconds);
+    if (status == ChildProcess::ReadStatus::Line && is_ready(line)) {
+      candidate_started = true;
+      status = process.read_line(line, options_.timeout_s);
+    }
+  }
+
+  switch (status) {
+    case ChildProcess::ReadStatus::Line:
+      try {
+        WorkerReply reply = decode_reply(line);
+        result.costs = std::move(reply.costs);
+        result.error = reply.error;
+        result.message = std::move(reply.message);
+      } catch (const UserError& e) {
+        // Out of step with the worker: start a fresh one for the next candidate.
+        result.error = MeasureError::RuntimeError;
+        result.message = with_stderr(str("the measure worker answered nonsense for ", what, ": ", e.what()),
+                                     process.take_stderr_tail());
+        worker_.reset();
+      }
+      break;
+    case ChildProcess::ReadStatus::TimedOut:
+      result.error = MeasureError::RunTimeout;
+      result.message = candidate_started ? str("timed out after ", options_.timeout_s, " s running ", what,
+                                               "; the measure worker was killed")
+                                         : str("preparing the test data of ", request.workload, " took longer than ",
+                                               kPrepareTimeoutSeconds, " s; the measure worker was killed");
+      process.kill();
+      worker_.reset();
+      break;
+    case ChildProcess::ReadStatus::Closed: {
+      std::string how = process.wait_and_describe();
+      result.error = MeasureError::RuntimeError;
+      result.message = with_stderr(str("the measure worker ", how, " running ", what), process.take_stderr_tail());
+      worker_.reset();
+      break;
+    }
+  }
+  if (worker_) worker_->process.take_stderr_tail();  // start the next candidate's with nothing
+  if (result.error == MeasureError::None) {
+    if (result.costs.empty()) {
+      result.error = MeasureError::RuntimeError;
+      result.message = str("the measure worker returned no times for ", what);
+    } else {
+      double sum = 0;
+      for (double c : result.costs) sum += c;
+      result.mean = sum / static_cast<double>(result.costs.size());
+    }
+  } else {
+    result.costs.clear();
+  }
+  result.run_seconds = seconds_since(start);
+  return result;
+}
+
+}  // namespace temper::measure

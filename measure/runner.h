@@ -1,0 +1,55 @@
+// The runner: times compiled candidates in a separate worker process (temper-measure-worker),
+// so a candidate that crashes, aborts or never returns costs that candidate only: the
+// worker is killed if need be, restarted, and the batch goes on.
+//
+// For each candidate the worker loads the library, runs it once on random inputs and
+// checks the outputs against the op's reference (a wrong result has no time), then takes
+// `repeat` timings of `number` calls each (more calls when a group is shorter than
+// min_repeat_ms), optionally flushing the caches before each group and sleeping
+// cooldown_ms between groups. Candidates are timed one at a time, never while the
+// builder compiles.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "measure/measure_types.h"
+
+namespace temper::measure {
+
+struct RunnerOptions {
+  int number = 1;            // calls per timed group (at least)
+  int repeat = 3;            // timed groups; costs has one entry per group
+  double min_repeat_ms = 0;  // a group lasts at least this long
+  double cooldown_ms = 0;    // pause between groups
+  bool flush_cache = false;  // write a buffer larger than the last-level cache before each group
+  double timeout_s = 10;     // per candidate: checking and all groups
+  int threads = 0;           // threads of parallel loops in the worker (0: one per core)
+  std::string worker_path;   // "" : $TEMPER_MEASURE_WORKER, else next to this executable, else the build tree's
+};
+
+class Runner {
+ public:
+  explicit Runner(RunnerOptions options = {});
+  ~Runner();  // stops the worker
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  // One result per input; an artifact with an error is passed through without running.
+  std::vector<MeasureResult> run(const std::vector<MeasureInput>& inputs, const std::vector<BuildArtifact>& artifacts);
+
+  // The worker's process id; 0 before the first candidate and after a worker was lost
+  // (the next candidate starts a new one).
+  pid_t worker_pid() const;
+
+ private:
+  struct Worker;
+  MeasureResult run_one(const MeasureInput& input, const BuildArtifact& artifact);
+  RunnerOptions options_;
+  std::unique_ptr<Worker> worker_;
+};
+
+}  // namespace temper::measure

@@ -1,0 +1,132 @@
+// temper-measure-worker: the process the runner times candidates in (runner.h). It reads
+// one request per line on stdin and writes one reply per line (worker_protocol.h), until
+// stdin ends. Whatever goes wrong in a candidate that this process survives (a library
+// that does not load, a function that reports an error, a wrong result, any exception)
+// is a reply; only a crash or a hang ends it, and the runner sees to that.
+//
+// The test data of the last workload is kept (its reference outputs are costly for big
+// ops); a candidate's library is unloaded once it is measured, so memory stays bounded
+// over thousands of candidates.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "compiler/ir/error.h"
+#include "compiler/ops/op_data.h"
+#include "compiler/ops/workload.h"
+#include "compiler/runtime/c_runtime_api.h"
+#include "compiler/runtime/shared_library_module.h"
+#include "compiler/runtime/timer.h"
+#include "measure/worker_protocol.h"
+
+namespace temper::measure {
+namespace {
+
+// A workload's operator and test data: random inputs and the reference's outputs.
+struct WorkloadData {
+  std::string workload;
+  ops::OpInstance op;
+  ops::OpData data;
+};
+
+WorkerReply failure(MeasureError error, const std::string& message) {
+  WorkerReply reply;
+  reply.error = error;
+  reply.message = message;
+  return reply;
+}
+
+void write_line(FILE* out, const std::string& line) {
+  std::fputs(line.c_str(), out);
+  std::fputc('\n', out);
+  std::fflush(out);
+}
+
+class Worker {
+ public:
+  explicit Worker(FILE* out) : out_(out) {}
+
+  // Answers one request line: a ready line when the candidate is about to run, then the reply.
+  void handle(const std::string& line) { write_line(out_, encode_reply(answer(line))); }
+
+ private:
+  WorkerReply answer(const std::string& line) {
+    WorkerRequest request;
+    try {
+      request = decode_request(line);
+    } catch (const std::exception& e) {
+      return failure(MeasureError::RuntimeError, e.what());
+    }
+    try {
+      prepare(request.workload);
+    } catch (const std::exception& e) {
+      return failure(MeasureError::InstantiationError, str("workload ", request.workload, ": ", e.what()));
+    }
+    write_line(out_, encode_ready());
+    try {
+      return run(request, current_->data);
+    } catch (const std::exception& e) {
+      return failure(MeasureError::RuntimeError, e.what());
+    }
+  }
+
+  void prepare(const std::string& workload) {
+    if (current_ && current_->workload == workload) return;
+    current_.reset();  // one workload's data at a time
+    auto w = std::make_unique<WorkloadData>();
+    w->workload = workload;
+    w->op = ops::instantiate(ops::Workload::parse(workload));
+    w->data = ops::make_op_data(w->op);
+    current_ = std::move(w);
+  }
+
+  static WorkerReply run(const WorkerRequest& request, ops::OpData& data) {
+    temper_set_num_threads(request.threads);
+    std::unique_ptr<Module> module = load_shared_library(request.library);
+    PackedFunc f = module->get_function(request.function);
+    Comparison check = ops::run_and_check(f, data);
+    if (!check.ok()) return failure(MeasureError::WrongResult, check.message);
+
+    std::vector<TemperTensor> args;
+    for (NDArray* a : data.args()) args.push_back(a->tensor());
+    TimingOptions options;
+    options.number = request.number;
+    options.repeat = request.repeat;
+    options.min_repeat_ms = request.min_repeat_ms;
+    options.cooldown_ms = request.cooldown_ms;
+    options.flush_cache = request.flush_cache;
+    TimingResult timing = time_function([&] { f(std::span<const TemperTensor>(args)); }, options);
+    WorkerReply reply;
+    reply.costs = timing.group_s;
+    return reply;
+  }
+
+  FILE* out_;
+  std::unique_ptr<WorkloadData> current_;
+};
+
+}  // namespace
+}  // namespace temper::measure
+
+int main() {
+  // A candidate that crashes is an expected event here: no core file for each one.
+  rlimit no_core = {0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  // Replies go to a private copy of stdout; fd 1 becomes stderr, so that whatever a
+  // candidate prints cannot break a reply.
+  int reply_fd = dup(STDOUT_FILENO);
+  FILE* replies = reply_fd >= 0 ? fdopen(reply_fd, "w") : nullptr;
+  if (!replies || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    std::perror("temper-measure-worker: cannot set up its output");
+    return 1;
+  }
+  temper::measure::Worker worker(replies);
+  std::string line;
+  while (std::getline(std::cin, line)) worker.handle(line);
+  return 0;
+}

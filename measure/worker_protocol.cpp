@@ -1,0 +1,85 @@
+#include "measure/worker_protocol.h"
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/ir/error.h"
+
+namespace temper::measure {
+namespace {
+
+nlohmann::json parse_object(const std::string& line, const char* what) {
+  nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) throw UserError(str("malformed measure ", what, " (not a JSON object): ", line));
+  return j;
+}
+
+template <typename T>
+T field(const nlohmann::json& j, const char* key, const char* what) {
+  auto it = j.find(key);
+  if (it == j.end()) throw UserError(str("measure ", what, " has no \"", key, "\": ", j.dump()));
+  try {
+    return it->get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw UserError(str("measure ", what, " has a \"", key, "\" of the wrong type: ", j.dump()));
+  }
+}
+
+}  // namespace
+
+MeasureError parse_error_name(const std::string& name) {
+  for (MeasureError e :
+       {MeasureError::None, MeasureError::CompileError, MeasureError::CompileTimeout, MeasureError::RuntimeError,
+        MeasureError::RunTimeout, MeasureError::WrongResult, MeasureError::InstantiationError}) {
+    if (name == error_name(e)) return e;
+  }
+  throw UserError(str("unknown measurement error '", name, "'"));
+}
+
+std::string encode_request(const WorkerRequest& r) {
+  nlohmann::json j = {
+      {"workload", r.workload},       {"library", r.library},         {"function", r.function},
+      {"number", r.number},           {"repeat", r.repeat},           {"min_repeat_ms", r.min_repeat_ms},
+      {"cooldown_ms", r.cooldown_ms}, {"flush_cache", r.flush_cache}, {"threads", r.threads}};
+  return j.dump();
+}
+
+WorkerRequest decode_request(const std::string& line) {
+  nlohmann::json j = parse_object(line, "request");
+  WorkerRequest r;
+  r.workload = field<std::string>(j, "workload", "request");
+  r.library = field<std::string>(j, "library", "request");
+  r.function = field<std::string>(j, "function", "request");
+  r.number = field<int>(j, "number", "request");
+  r.repeat = field<int>(j, "repeat", "request");
+  r.min_repeat_ms = field<double>(j, "min_repeat_ms", "request");
+  r.cooldown_ms = field<double>(j, "cooldown_ms", "request");
+  r.flush_cache = field<bool>(j, "flush_cache", "request");
+  r.threads = field<int>(j, "threads", "request");
+  return r;
+}
+
+std::string encode_ready() {
+  return R"({"ready": true})";
+}
+
+bool is_ready(const std::string& line) {
+  nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains("ready");
+}
+
+std::string encode_reply(const WorkerReply& r) {
+  nlohmann::json j = {{"costs", r.costs}, {"error", error_name(r.error)}, {"message", r.message}};
+  // A message may quote bytes that are not UTF-8 (a loader's or the code's words).
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+WorkerReply decode_reply(const std::string& line) {
+  nlohmann::json j = parse_object(line, "reply");
+  WorkerReply r;
+  r.costs = field<std::vector<double>>(j, "costs", "reply");
+  r.error = parse_error_name(field<std::string>(j, "error", "reply"));
+  r.message = field<std::string>(j, "message", "reply");
+  return r;
+}
+
+}  // namespace temper::measure

@@ -1,0 +1,57 @@
+// What the runner and its worker process (temper-measure-worker) say to each other: one
+// JSON object per line, a request on the worker's stdin, then on the worker's stdout a
+// ready line once the workload's test data is ready and the candidate is about to run,
+// and the reply; strictly in turn.
+//
+//   request  {"workload": "matmul:M=64,...", "library": "/tmp/.../b0_c3.so", "function": "matmul",
+//             "number": 1, "repeat": 3, "min_repeat_ms": 0, "cooldown_ms": 0,
+//             "flush_cache": false, "threads": 0}
+//   ready    {"ready": true}
+//   reply    {"costs": [1.2e-05, ...], "error": "None", "message": ""}
+//
+// The ready line separates the worker's own work (the reference outputs of a big op take
+// seconds) from the candidate's, which alone the candidate's time-out covers. A request
+// that fails before the candidate runs (a malformed request, a workload that cannot be
+// instantiated) gets its reply without a ready line.
+//
+// "error" is a MeasureError's name (error_name); costs are seconds per call, one per
+// group, and empty unless error is "None". A malformed line is a UserError.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "measure/measure_types.h"
+
+namespace temper::measure {
+
+struct WorkerRequest {
+  std::string workload;  // canonical workload string
+  std::string library;   // path of the shared library
+  std::string function;  // the PrimFunc's name
+  int number = 1;
+  int repeat = 3;
+  double min_repeat_ms = 0;
+  double cooldown_ms = 0;
+  bool flush_cache = false;
+  int threads = 0;  // 0: one per core
+};
+
+struct WorkerReply {
+  std::vector<double> costs;
+  MeasureError error = MeasureError::None;
+  std::string message;
+};
+
+// One line each, without the newline.
+std::string encode_request(const WorkerRequest& request);
+WorkerRequest decode_request(const std::string& line);
+std::string encode_ready();
+bool is_ready(const std::string& line);
+std::string encode_reply(const WorkerReply& reply);
+WorkerReply decode_reply(const std::string& line);
+
+// Inverse of error_name; UserError for an unknown name.
+MeasureError parse_error_name(const std::string& name);
+
+}  // namespace temper::measure

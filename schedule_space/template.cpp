@@ -1,0 +1,75 @@
+#include "schedule_space/template.h"
+
+#include "compiler/ir/error.h"
+#include "schedule_space/cpu_templates.h"
+
+namespace temper::schedule_space {
+namespace {
+
+struct TemplateEntry {
+  const char* op;
+  const Template& (*get)();
+};
+
+// Every CPU template, in the order error messages list them. Both CPU target kinds (LLVM
+// and C) take them: the templates size their tiles by target.vector_bits().
+const TemplateEntry kCpuTemplates[] = {
+    {"matmul", matmul_template},
+    {"batch_matmul", batch_matmul_template},
+    {"dense", dense_template},
+    {"conv2d", conv2d_template},
+    {"depthwise_conv2d", depthwise_conv2d_template},
+    {"max_pool2d", max_pool2d_template},
+    {"avg_pool2d", avg_pool2d_template},
+};
+
+bool is_cpu(const Target& target) {
+  return target.kind == Target::Kind::LLVM || target.kind == Target::Kind::C;
+}
+
+}  // namespace
+
+const Template* find_template(const std::string& op, const Target& target) {
+  if (!is_cpu(target)) return nullptr;
+  for (const TemplateEntry& e : kCpuTemplates) {
+    if (op == e.op) return &e.get();
+  }
+  return nullptr;
+}
+
+std::vector<std::string> ops_with_templates(const Target& target) {
+  std::vector<std::string> ops;
+  if (!is_cpu(target)) return ops;
+  for (const TemplateEntry& e : kCpuTemplates) ops.push_back(e.op);
+  return ops;
+}
+
+std::unique_ptr<Task> Task::create(const ops::Workload& workload, const Target& target) {
+  const Template* tmpl = find_template(workload.op, target);
+  if (tmpl == nullptr) {
+    std::string known;
+    for (const std::string& op : ops_with_templates(target)) known += (known.empty() ? "" : ", ") + op;
+    throw UserError(str("no tuning template for op '", workload.op, "' on target '", target.to_string(),
+                        "'; templates exist for: ", known.empty() ? "none on this target" : known));
+  }
+  std::unique_ptr<Task> task(new Task(workload, ops::instantiate(workload), target, tmpl));
+  tmpl->define(task->space_, task->op_, task->workload_, task->target_);
+  return task;
+}
+
+Task::Task(ops::Workload workload, ops::OpInstance op, Target target, const Template* tmpl)
+    : workload_(std::move(workload)), op_(std::move(op)), target_(std::move(target)), template_(tmpl) {}
+
+Config Task::default_config() const {
+  Config c = template_->default_config(space_, op_, workload_, target_);
+  TEMPER_CHECK(space_.is_valid(c), "template ", template_->name, "'s default config ", c.to_string(),
+               " breaks the constraint: ", space_.why_invalid(c));
+  return c;
+}
+
+Schedule Task::apply(const Config& config) const {
+  TEMPER_CHECK(&config.space() == &space_, "Task::apply given a config of another task's space");
+  return template_->apply(config, op_, workload_, target_);
+}
+
+}  // namespace temper::schedule_space

@@ -1,0 +1,82 @@
+// Templates: one C++ function pair per op and target kind (AutoTVM's templates). define
+// lays out the knobs for one workload; apply turns a config into a schedule of the op.
+// A Task binds a workload and target to its template and space: the unit a tuner works
+// on and the log records.
+//
+//   std::unique_ptr<Task> task = Task::create(ops::Workload::parse("matmul:M=1024,N=1024,K=1024"),
+//                                             Target::parse("llvm -mcpu=native"));
+//   Config c = task->default_config();    // a sound choice from the shape, not a naive one
+//   Schedule s = task->apply(c);          // s.trace() is what the log stores
+//
+// apply may schedule a re-expression of the op rather than op.func itself (a conv2d in a
+// packed NCHWc layout, with packing and unpacking stages inside): its PrimFunc takes the
+// same parameters, in the same order, with the same shapes, so the same data and
+// reference check it. Replaying a record therefore goes through the template (Task::apply
+// of the record's config), not Trace::replay on op.func.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/ops/workload.h"
+#include "compiler/schedule/schedule.h"
+#include "compiler/target/target.h"
+#include "schedule_space/config_space.h"
+
+namespace temper::schedule_space {
+
+struct Template {
+  std::string name;  // "matmul.cpu"
+  // Lays out the knobs. UserError when the template cannot serve the workload (saying
+  // which parameter and what it supports).
+  std::function<void(ConfigSpace& space, const ops::OpInstance& op, const ops::Workload& w, const Target& target)>
+      define;
+  // Schedules the op for config. May throw ScheduleError for a config the space
+  // accepted but the schedule cannot take; the measurer records it as an
+  // instantiation error.
+  std::function<Schedule(const Config& config, const ops::OpInstance& op, const ops::Workload& w,
+                         const Target& target)>
+      apply;
+  // The config to use when the log has nothing: chosen from the shape by a rule.
+  std::function<Config(const ConfigSpace& space, const ops::OpInstance& op, const ops::Workload& w,
+                       const Target& target)>
+      default_config;
+};
+
+// The template for op on target, or nullptr.
+const Template* find_template(const std::string& op, const Target& target);
+// The ops that have a template for target, in a fixed order (for error messages).
+std::vector<std::string> ops_with_templates(const Target& target);
+
+class Task {
+ public:
+  // UserError when no template serves the op on that target (listing those that exist),
+  // or when the template cannot serve the workload's shape.
+  static std::unique_ptr<Task> create(const ops::Workload& workload, const Target& target);
+
+  const ops::Workload& workload() const { return workload_; }
+  const ops::OpInstance& op() const { return op_; }
+  const Target& target() const { return target_; }
+  const Template& tmpl() const { return *template_; }
+  // Configs point at this space, so a Task stays where create() put it.
+  const ConfigSpace& space() const { return space_; }
+
+  Config default_config() const;
+  Schedule apply(const Config& config) const;
+
+  Task(const Task&) = delete;
+  Task& operator=(const Task&) = delete;
+  Task(Task&&) = delete;
+
+ private:
+  Task(ops::Workload workload, ops::OpInstance op, Target target, const Template* tmpl);
+  ops::Workload workload_;
+  ops::OpInstance op_;
+  Target target_;
+  const Template* template_;
+  ConfigSpace space_;
+};
+
+}  // namespace temper::schedule_space

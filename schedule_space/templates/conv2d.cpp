@@ -1,0 +1,270 @@
+// The conv2d template (NCHW, groups=1): a direct convolution whose output tile of
+// output channels x output columns accumulates in registers while the reductions over
+// input channels and the kernel window run outside it, like a GEMM micro-kernel.
+//
+//   layout       "NCHWc": a re-expression of the op -- the weight packed into
+//                [K/kb, C, R, S, kb] blocks of kb output channels, the convolution written
+//                into an [N, K/kb, P, Q, kb] buffer vectorized over kb (one weight vector
+//                times one broadcast input value per output column), and an unpacking
+//                stage back to NCHW. "NCHW": op.func itself, vectorized over the output
+//                columns (one input vector times one broadcast weight per output channel).
+//   tile_k       the output channels of the tile (the block kb under NCHWc): a divisor of
+//                K, at most four vectors
+//   tile_q       the output columns of the tile: a divisor of Q, at most two vectors
+//   outer_order  the parallel loop over (output-channel blocks, output rows), in that
+//                order ("k_p") or rows first ("p_k")
+//   unroll_rx    the kernel-column loop unrolled or not
+//   pad          the padded input computed by a parallel stage of its own ("root"), or
+//                inside the parallel loop, for the rows one (channel block, row) reads
+//                ("tile": one parallel loop less, the padding redone per channel block)
+//
+// A config is valid when the tile's accumulators, the vector operand of one step and the
+// broadcast fit the vector registers (16 below AVX-512, 32 with it). The default config
+// is NCHWc with one vector of output channels and the widest column tile of at most 7
+// that divides Q, which measured fastest on the ResNet-18 3x3 layers (AVX2); it takes two
+// vectors of channels when Q has no divisor from 4 to 7.
+#include "compiler/ops/conv.h"
+#include "compiler/ops/shape.h"
+#include "schedule_space/cpu_templates.h"
+
+namespace temper::schedule_space {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kMaxVectorsK = 4;
+constexpr int kMaxVectorsQ = 2;
+// The default tile's column count: 7 x 1 vector measured best on AVX2; 8 columns and
+// more left too few registers for LLVM to keep the inner step free of spills.
+constexpr int64_t kDefaultMaxColumns = 7;
+
+int lanes_of(const Target& target) {
+  return target.vector_bits() / 32;
+}
+
+int vector_registers(const Target& target) {
+  return target.vector_bits() == 512 ? 32 : 16;
+}
+
+// Registers the innermost step keeps live: scalar_extent x vectors accumulators, the
+// vectors of one operand and one broadcast of the other.
+int64_t registers_used(int64_t vector_extent, int64_t scalar_extent, int lanes) {
+  int64_t vectors = (vector_extent + lanes - 1) / lanes;
+  return scalar_extent * vectors + vectors + 1;
+}
+
+std::vector<json> divisors_up_to(int64_t extent, int64_t limit) {
+  std::vector<json> out;
+  for (int64_t d = 1; d <= std::min(extent, limit); ++d) {
+    if (extent % d == 0) out.emplace_back(d);
+  }
+  return out;
+}
+
+int64_t largest_divisor_up_to(int64_t extent, int64_t limit) {
+  int64_t best = 1;
+  for (int64_t d = 1; d <= std::min(extent, limit); ++d) {
+    if (extent % d == 0) best = d;
+  }
+  return best;
+}
+
+std::array<int64_t, 2> pair_of(const ops::Workload& w, const std::string& key) {
+  std::vector<int64_t> v = w.get_ints(key);
+  return v.size() == 1 ? std::array<int64_t, 2>{v[0], v[0]} : std::array<int64_t, 2>{v[0], v[1]};
+}
+
+ops::Window2d window_of(const ops::Workload& w) {
+  ops::Window2d window;
+  window.stride = pair_of(w, "stride");
+  window.dilation = pair_of(w, "dilation");
+  std::vector<int64_t> p = w.get_ints("pad");
+  if (p.size() == 1) window.padding = ops::Padding2d::uniform(p[0]);
+  if (p.size() == 2) window.padding = {p[0], p[1], p[0], p[1]};
+  if (p.size() == 4) window.padding = {p[0], p[1], p[2], p[3]};
+  return window;
+}
+
+int64_t output_columns(const ops::OpInstance& op) {
+  return ops::static_shape(op.outputs[0], "conv2d")[3];
+}
+
+bool is_nchwc(const Config& c) {
+  return c.knob_string("layout") == "NCHWc";
+}
+
+void define_conv2d(ConfigSpace& space, const ops::OpInstance& op, const ops::Workload& w, const Target& target) {
+  if (w.get_int("groups") != 1) {
+    throw UserError(str("the conv2d template serves groups=1 only, not groups=", w.get_int("groups"),
+                        " (depthwise_conv2d has its own template)"));
+  }
+  if (w.get("layout") != "NCHW") {
+    throw UserError(str("the conv2d template serves layout=NCHW only, not layout=", w.get("layout")));
+  }
+  int lanes = lanes_of(target);
+  space.define_knob("layout", {"NCHWc", "NCHW"});
+  space.define_knob("tile_k", divisors_up_to(w.get_int("K"), kMaxVectorsK * lanes));
+  space.define_knob("tile_q", divisors_up_to(output_columns(op), kMaxVectorsQ * lanes));
+  space.define_knob("outer_order", {"k_p", "p_k"});
+  space.define_knob("unroll_rx", {false, true});
+  space.define_knob("pad", {"root", "tile"});
+  int registers = vector_registers(target);
+  space.add_constraint(str("the tile's accumulators, one step's vector operand and a broadcast fit the ", registers,
+                           " vector registers"),
+                       [lanes, registers](const Config& c) {
+                         int64_t k = c.knob_int("tile_k");
+                         int64_t q = c.knob_int("tile_q");
+                         int64_t used = is_nchwc(c) ? registers_used(k, q, lanes) : registers_used(q, k, lanes);
+                         return used <= registers;
+                       });
+}
+
+// The op re-expressed with the weight packed into [K/kb, C, R, S, kb] and the output
+// computed in [N, K/kb, P, Q, kb], then unpacked: same parameters, same shapes, as op.func.
+PrimFunc nchwc_func(const ops::OpInstance& op, const ops::Workload& w, int64_t kb) {
+  const te::Tensor& input = op.inputs[0];
+  const te::Tensor& weight = op.inputs[1];
+  ops::Shape out_shape = ops::static_shape(op.outputs[0], "conv2d");
+  int64_t K = w.get_int("K"), C = w.get_int("C"), R = w.get_int("R"), S = w.get_int("S");
+  ops::Window2d window = window_of(w);
+  using ops::index_const;
+  te::Tensor padded = ops::pad_spatial(input, ops::Layout::NCHW, window.padding, 0.0, "conv2d_pad");
+  te::Tensor packed = te::compute(
+      {index_const(K / kb), index_const(C), index_const(R), index_const(S), index_const(kb)},
+      [&](Var ko, Var c, Var r, Var s, Var ki) { return weight(ko * index_const(kb) + ki, c, r, s); }, "weight_pack");
+  IterVar rc = te::reduce_axis({index_const(0), index_const(C)}, "rc");
+  IterVar ry = te::reduce_axis({index_const(0), index_const(R)}, "ry");
+  IterVar rx = te::reduce_axis({index_const(0), index_const(S)}, "rx");
+  auto row = [&](const Expr& p) { return p * index_const(window.stride[0]) + ry * index_const(window.dilation[0]); };
+  auto col = [&](const Expr& q) { return q * index_const(window.stride[1]) + rx * index_const(window.dilation[1]); };
+  te::Tensor blocked = te::compute(
+      {index_const(out_shape[0]), index_const(K / kb), index_const(out_shape[2]), index_const(out_shape[3]),
+       index_const(kb)},
+      [&](Var n, Var ko, Var p, Var q, Var ki) {
+        return te::sum(padded(n, rc, row(p), col(q)) * packed(ko, rc, ry, rx, ki), {rc, ry, rx});
+      },
+      "conv2d_nchwc");
+  te::Tensor out = te::compute(
+      op.outputs[0].shape(),
+      [&](Var n, Var k, Var p, Var q) {
+        return blocked(n, floordiv(k, index_const(kb)), p, q, floormod(k, index_const(kb)));
+      },
+      "conv2d");
+  return te::create_prim_func({input, weight, out}, op.func.name);
+}
+
+int64_t extent_of(Schedule& s, LoopRV loop) {
+  const int64_t* c = as_const_int(s.loop(loop)->extent);
+  TEMPER_CHECK(c != nullptr, "conv2d template: a loop of non-constant extent");
+  return *c;
+}
+
+// A stage of its own (padding, packing, unpacking): its two outer loops fused and
+// parallel, its innermost loop vectorized by `lanes` when that divides it.
+void schedule_data_stage(Schedule& s, const std::string& name, int lanes) {
+  BlockRV block = s.get_block(name);
+  std::vector<LoopRV> loops = s.get_loops(block);
+  LoopRV inner = loops.back();
+  int64_t extent = extent_of(s, inner);
+  if (extent % lanes == 0 && extent > 1) {
+    std::vector<LoopRV> parts = s.split(inner, {std::nullopt, lanes});
+    s.vectorize(parts[1]);
+  }
+  s.parallel(s.fuse({loops[0], loops[1]}));
+}
+
+Schedule apply_conv2d(const Config& c, const ops::OpInstance& op, const ops::Workload& w, const Target& target) {
+  int lanes = lanes_of(target);
+  bool nchwc = is_nchwc(c);
+  int64_t tile_k = c.knob_int("tile_k");
+  int64_t tile_q = c.knob_int("tile_q");
+  Schedule s(nchwc ? nchwc_func(op, w, tile_k) : op.func);
+  BlockRV conv = s.get_block(nchwc ? "conv2d_nchwc" : "conv2d");
+  BlockRV write_back = s.cache_write(conv, 0, "local");
+  std::vector<LoopRV> loops = s.get_loops(conv);
+  LoopRV n = loops[0];
+  LoopRV p = loops[2];
+  LoopRV ko, ki;
+  std::vector<LoopRV> reductions;
+  if (nchwc) {  // n, ko, p, q, ki, rc, ry, rx
+    ko = loops[1];
+    ki = loops[4];
+    reductions.assign(loops.begin() + 5, loops.end());
+  } else {  // n, k, p, q, rc, ry, rx
+    std::vector<LoopRV> k = s.split(loops[1], {std::nullopt, tile_k});
+    ko = k[0];
+    ki = k[1];
+    reductions.assign(loops.begin() + 4, loops.end());
+  }
+  std::vector<LoopRV> q = s.split(loops[3], {std::nullopt, tile_q});
+  std::vector<LoopRV> outer =
+      c.knob_string("outer_order") == "k_p" ? std::vector<LoopRV>{n, ko, p} : std::vector<LoopRV>{n, p, ko};
+  // The tile (qi x ki or ki x qi) innermost, its vector axis last; the reductions around it.
+  std::vector<LoopRV> order = outer;
+  order.push_back(q[0]);
+  order.insert(order.end(), reductions.begin(), reductions.end());
+  if (nchwc) {
+    order.insert(order.end(), {q[1], ki});
+  } else {
+    order.insert(order.end(), {ki, q[1]});
+  }
+  s.reorder(order);
+  LoopRV tiles = s.fuse(outer);
+  s.parallel(tiles);
+  s.reverse_compute_at(write_back, q[0]);
+  BlockRV init = s.decompose_reduction(conv, reductions[0]);
+  LoopRV vector_axis = nchwc ? ki : q[1];
+  LoopRV unrolled_axis = nchwc ? q[1] : ki;
+  if (extent_of(s, unrolled_axis) > 1) s.unroll(unrolled_axis);
+  if (c["unroll_rx"].get<bool>() && extent_of(s, reductions[2]) > 1) s.unroll(reductions[2]);
+  // The zeroing and the write-back of the tile are vectorized like the tile; a vector
+  // axis of one leaves no vector loop in them.
+  if (extent_of(s, vector_axis) > 1) {
+    s.vectorize(vector_axis);
+    for (BlockRV b : {init, write_back}) s.vectorize(s.get_loops(b).back());
+  }
+
+  if (!window_of(w).padding.is_zero()) {
+    if (c.knob_string("pad") == "tile") {
+      s.compute_at(s.get_block("conv2d_pad"), tiles);
+    } else {
+      schedule_data_stage(s, "conv2d_pad", lanes);
+    }
+  }
+  if (nchwc) {
+    schedule_data_stage(s, "weight_pack", lanes);
+    schedule_data_stage(s, "conv2d", lanes);
+  }
+  return s;
+}
+
+Config default_conv2d(const ConfigSpace& space, const ops::OpInstance& op, const ops::Workload& w,
+                      const Target& target) {
+  int lanes = lanes_of(target);
+  int64_t K = w.get_int("K");
+  int64_t Q = output_columns(op);
+  int64_t tile_k = largest_divisor_up_to(K, lanes);
+  int64_t tile_q = largest_divisor_up_to(Q, kDefaultMaxColumns);
+  // Few columns: two vectors of channels keep more accumulators busy.
+  int64_t narrow_q = largest_divisor_up_to(Q, 5);
+  if (tile_q < 4 && K % (2 * lanes) == 0 && 2 * narrow_q > tile_q) {
+    tile_k = 2 * lanes;
+    tile_q = narrow_q;
+  }
+  return space.from_json({{"knobs",
+                           {{"layout", "NCHWc"},
+                            {"tile_k", tile_k},
+                            {"tile_q", tile_q},
+                            {"outer_order", "k_p"},
+                            {"unroll_rx", false},
+                            {"pad", "root"}}}});
+}
+
+}  // namespace
+
+const Template& conv2d_template() {
+  static const Template t{"conv2d.cpu", define_conv2d, apply_conv2d, default_conv2d};
+  return t;
+}
+
+}  // namespace temper::schedule_space

@@ -1,0 +1,50 @@
+// ApplyHistoryBest: the schedule source a build consults after tuning. For each workload
+// it applies the fastest valid record of the log for the target; when the log has none
+// (or the record no longer applies), the template's default config, or the hand-written
+// default schedule for ops without a template. It says once per workload, on the info
+// stream, which of these it used -- one line per workload, never one per call.
+#pragma once
+
+#include <ostream>
+#include <set>
+#include <string>
+
+#include "compiler/ops/schedule_source.h"
+#include "tuning_db/database.h"
+#include "tuning_db/record.h"
+
+namespace temper::search {
+
+class ApplyHistoryBest : public ops::ScheduleSource {
+ public:
+  // info may be nullptr (silent).
+  ApplyHistoryBest(const tuning_db::Database& db, std::ostream* info);
+
+  Schedule schedule_for(const ops::Workload& workload, const ops::OpInstance& op, const Target& target) override;
+
+  // What the last schedule_for used: "log", "template default" or "default schedule".
+  const std::string& last_source() const { return last_source_; }
+  // The record the last schedule_for applied (meaningful when last_source() == "log").
+  const tuning_db::TuningRecord& last_record() const { return last_record_; }
+
+ private:
+  const tuning_db::Database& db_;
+  std::ostream* info_;
+  std::set<std::string> reported_;
+  std::string last_source_;
+  tuning_db::TuningRecord last_record_;
+
+  void report(const std::string& workload, const std::string& line);
+};
+
+// The schedule a record stands for: its config applied through the workload's template
+// when it has one, else its trace replayed on op.func. ScheduleError / UserError when the
+// record does not fit the workload.
+Schedule schedule_from_record(const tuning_db::TuningRecord& record, const ops::Workload& workload,
+                              const ops::OpInstance& op, const Target& target);
+
+// The schedule to use without a log: the template's default config when a template serves
+// the workload, else ops::schedule_cpu_default.
+Schedule default_schedule(const ops::Workload& workload, const ops::OpInstance& op, const Target& target);
+
+}  // namespace temper::search

@@ -1,0 +1,69 @@
+// The tune loop: one place that owns a tuning job's policy -- the trial and time budgets,
+// best-so-far, early stopping, the error threshold, resume, and stopping on request --
+// around a Tuner (what to try), the measurer (builder + runner) and the log.
+//
+// Resume: records of this workload and target already in the log count towards the trial
+// budget, their configs are never measured again, and their best is the starting
+// best-so-far. So `temper tune ... --trials 200` killed after 120 trials and started
+// again measures the 80 left.
+//
+// The template's default config is measured first (unless the log has it): the tuned
+// result is then never worse than what a build uses without a log.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "measure/builder.h"
+#include "measure/runner.h"
+#include "schedule_space/template.h"
+#include "search/tuner.h"
+#include "tuning_db/database.h"
+
+namespace temper::search {
+
+struct TuneOptions {
+  int trials = 200;          // measured configs in all, earlier runs' included
+  int batch_size = 8;        // configs built together and then timed one by one
+  double time_budget_s = 0;  // stop starting batches after this long (0: none)
+  int early_stopping = 0;    // stop after this many trials without a better time (0: never)
+  // Stop when this many trials in a row failed (0: never): a broken template or
+  // environment, not a search worth continuing.
+  int error_threshold = 64;
+};
+
+struct TuneProgress {
+  int trials_done = 0;   // in the log for this job: resumed ones included
+  int trials_total = 0;  // the budget
+  int errors = 0;        // failed trials in this run
+  double best_gflops = 0;
+  double elapsed_s = 0;
+  double eta_s = -1;  // -1: unknown yet
+};
+
+struct TuneResult {
+  int trials_resumed = 0;  // found in the log at the start
+  int trials_measured = 0;  // in this run
+  int errors = 0;          // in this run
+  std::optional<tuning_db::TuningRecord> best;  // over the log and this run
+  std::string stop_reason;  // "trial budget reached", "time budget reached", ...
+  double wall_s = 0;
+  double compile_s = 0;  // time in the builder (wall)
+  double run_s = 0;      // time in the runner (wall)
+  // The best GFLOP/s after each measured trial of this run, in order.
+  std::vector<double> best_curve;
+};
+
+// Runs the job until a budget is spent, early stopping or the error threshold triggers,
+// the tuner runs out of configs, or *stop becomes true (checked between batches: the
+// batch under way is finished and logged). Every measured config is committed to db as
+// one transaction per batch.
+TuneResult tune(const schedule_space::Task& task, Tuner& tuner, measure::Builder& builder, measure::Runner& runner,
+                tuning_db::Database& db, const TuneOptions& options,
+                const std::function<void(const TuneProgress&)>& on_progress = {},
+                const std::atomic<bool>* stop = nullptr);
+
+}  // namespace temper::search

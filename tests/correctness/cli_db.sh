@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# `temper db` end to end: builds a log by importing JSON lines written here (one record
+# carries a real schedule trace, made by `temper run --save-trace`), then checks what
+# list, best, stats, export, import, merge and prune print and do, and that bad logs are
+# refused and left as they were.
+# Usage: cli_db.sh TEMPER
+set -u
+temper="$1"
+expect_error="$(cd "$(dirname "$0")/../error" && pwd)/cli_expect_error.sh"
+work="$(mktemp -d "${TMPDIR:-/tmp}/temper_cli_db_XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+fail() {
+  echo "FAIL: $*"
+  exit 1
+}
+# Runs temper, which must succeed; its output (stdout and stderr) lands in $out.
+run() {
+  echo "\$ temper $*"
+  out="$("$temper" "$@" 2>&1)"
+  local status=$?
+  echo "$out"
+  [[ $status -eq 0 ]] || fail "temper $* exited with status $status"
+}
+# The output of the last run has a line matching the extended regex.
+expect() {
+  grep -Eq -- "$1" <<<"$out" || fail "no line of the output above matches '$1'"
+}
+expect_not() {
+  ! grep -Eq -- "$1" <<<"$out" || fail "a line of the output above matches '$1'"
+}
+# A temper command that must fail with a message matching the pattern.
+must_fail() {
+  local pattern="$1"
+  shift
+  echo "\$ temper $* (must fail)"
+  "$expect_error" "$pattern" "$temper" "$@" || fail "temper $* did not fail with '$pattern'"
+}
+
+W=matmul:M=64,N=48,K=32,transpose_a=0,transpose_b=0,dtype=float32
+W8=matmul:M=8,N=8,K=8,transpose_a=0,transpose_b=0,dtype=float32
+LLVM="llvm -mcpu=native"
+run run "$W" --repeat 1 --min-repeat-ms 1 --save-trace trace.json
+trace="$(tr -d '\n' <trace.json)"
+
+# record WORKLOAD OP TARGET COMPILER MEAN COSTS ERROR TIMESTAMP CONFIG: one JSON line.
+record() {
+  local error_message='""'
+  [[ $7 == None ]] || error_message='"it failed"'
+  printf '{"workload":{"op":"%s","workload":"%s"},"target":{"target":"%s","cpu_model":"Test CPU","cpu_features":"fpu avx2 fma","cores":2,"compiler":"%s"},"trace":%s,"config":%s,"costs":%s,"mean":%s,"error":"%s","error_message":%s,"timestamp":%s,"temper_version":"0.1.0"}\n' \
+    "$2" "$1" "$3" "$4" "$trace" "$9" "$6" "$5" "$7" "$error_message" "$8"
+}
+{
+  record "$W" matmul "$LLVM" "LLVM 19.1.7" 4e-05 '[4e-05]' None 1700000001 '{"tile":1}'
+  # 196608 FLOPs in 19.6608 us: 10 GFLOP/s
+  record "$W" matmul "$LLVM" "LLVM 19.1.7" 1.96608e-05 '[1.96608e-05,1.96608e-05]' None 1700000002 '{"tile":2}'
+  record "$W" matmul "$LLVM" "LLVM 19.1.7" 3e-05 '[3e-05]' None 1700000003 '{"tile":3}'
+  record "$W" matmul "$LLVM" "LLVM 19.1.7" null '[]' CompileError 1700000004 '{"tile":4}'
+  record "$W" matmul c "cc 12.2" 5e-05 '[5e-05]' None 1700000005 null
+  record oldop:x=1 oldop "$LLVM" "LLVM 19.1.7" 1e-03 '[1e-03]' None 1700000006 null
+  record "$W8" matmul "$LLVM" "LLVM 19.1.7" null '[]' RunTimeout 1700000007 '{"tile":7}'
+} >records.jsonl
+
+# import: everything once; a second import adds nothing.
+run db import --db log.db records.jsonl
+expect '^read 7 records from records.jsonl$'
+expect '^added 7 records to log.db, skipped 0 already present$'
+run db import --db log.db records.jsonl
+expect '^added 0 records to log.db, skipped 7 already present$'
+
+# list: one line per workload and target, GFLOP/s where the op still parses.
+run db list --db log.db
+expect '^WORKLOAD +TARGET +RECORDS +VALID +BEST_MS +GFLOP/S$'
+expect "^$W +llvm -mcpu=native +4 +3 +0\.0197 +10\.00$"
+expect "^$W +c +1 +1 +0\.0500 +3\.93$"
+expect '^oldop:x=1 +llvm -mcpu=native +1 +1 +1\.0000 +-$'
+expect "^$W8 +llvm -mcpu=native +1 +0 +- +-$"
+
+# best: top-k per target, any spelling of the workload, and a trace `temper run` replays.
+run db best matmul:K=32,N=48,M=64 --db log.db --target "$LLVM" -k 2 --trace-out best.json
+expect '^target +llvm -mcpu=native +\(4 records, 3 valid\)$'
+expect '^ +RANK +MEAN_MS +GFLOP/S +COSTS_MS +TIME +CONFIG$'
+expect '^ +1 +0\.0197 +10\.00 +0\.0197,0\.0197 +2023-11-14T22:13:22Z +\{"tile":2\}$'
+expect '^ +2 +0\.0300 +6\.55 +0\.0300 +2023-11-14T22:13:23Z +\{"tile":3\}$'
+expect_not '^ +3 '
+expect '^ +best measured on Test CPU, 2 cores, LLVM 19.1.7, avx2 fma$'
+expect '^wrote the best trace to best.json'
+run run "$W" --trace best.json --repeat 1 --min-repeat-ms 1
+expect '^check +ok'
+run db best "$W" --db log.db
+expect '^target +llvm -mcpu=native '
+expect '^target +c +\(1 record, 1 valid\)$'
+expect '^ +1 +0\.0500 +3\.93 +0\.0500 +2023-11-14T22:13:25Z +-$'
+run db best oldop:x=1 --db log.db
+expect '^ +1 +1\.0000 +- '
+run db best "$W8" --db log.db
+expect 'no valid records'
+must_fail 'no records of matmul:M=2,N=2,K=2.* in log.db' db best matmul:M=2,N=2,K=2 --db log.db
+must_fail "no records of .* on target 'c -num-cores=3'.*it has records on: llvm -mcpu=native, c" \
+  db best "$W" --db log.db --target "c -num-cores=3"
+must_fail 'several targets \(llvm -mcpu=native, c\): choose one with --target' \
+  db best "$W" --db log.db --trace-out x.json
+must_fail 'unknown op' db best nosuchop:x=1 --db log.db
+must_fail '-k must be at least 1' db best "$W" --db log.db -k 0
+
+# stats
+run db stats --db log.db
+expect '^log +log.db$'
+expect '^schema +1$'
+expect '^file size +[0-9.]+ (B|KiB)'
+expect '^records +7 \(5 valid\)$'
+expect '^  None +5$'
+expect '^  CompileError +1$'
+expect '^  RunTimeout +1$'
+expect '^workloads +3 \(3 with records\)$'
+expect '^targets +2$'
+expect '^  llvm -mcpu=native +6 records +Test CPU, 2 cores, LLVM 19.1.7, avx2 fma$'
+expect '^  c +1 record +Test CPU, 2 cores, cc 12.2, avx2 fma$'
+expect '^first record +2023-11-14T22:13:21Z$'
+expect '^last record +2023-11-14T22:13:27Z$'
+
+# export, and back: the same records, to a file or to stdout.
+run db export --db log.db -o out.jsonl
+expect '^exported 7 records from log.db to out.jsonl$'
+[[ $(wc -l <out.jsonl) -eq 7 ]] || fail "out.jsonl does not have 7 lines"
+"$temper" db export --db log.db >stdout.jsonl 2>/dev/null || fail "export to stdout failed"
+cmp -s out.jsonl stdout.jsonl || fail "export to stdout differs from export to a file"
+run db import --db copy.db out.jsonl
+run db export --db copy.db -o copy.jsonl
+cmp -s out.jsonl copy.jsonl || fail "a log exported, imported and exported again changed"
+
+# merge: a record already present is skipped, a new one added; sources are read-only.
+{
+  record "$W" matmul "$LLVM" "LLVM 19.1.7" 1.96608e-05 '[1.96608e-05,1.96608e-05]' None 1700000002 '{"tile":2}'
+  record "$W" matmul "$LLVM" "LLVM 19.1.7" 6e-05 '[6e-05]' None 1700000008 '{"tile":8}'
+} >other.jsonl
+run db import --db other.db other.jsonl
+other_before="$(md5sum <other.db)"
+run db merge --db log.db other.db copy.db
+expect '^read 2 records from other.db$'
+expect '^read 7 records from copy.db$'
+expect '^added 1 record to log.db, skipped 8 already present$'
+[[ $(md5sum <other.db) == "$other_before" ]] || fail "merge changed its source other.db"
+run db merge --db merged.db other.db
+expect '^added 2 records to merged.db, skipped 0 already present$'
+
+# prune: the fastest valid records per workload and target; failed ones unless asked.
+run db prune --db log.db --keep 1
+expect '^WORKLOAD +TARGET +KEPT +REMOVED_VALID +REMOVED_FAILED$'
+expect "^$W +llvm -mcpu=native +2 +3 +0$"
+expect '^removed 3 records, kept 5; log.db: .* -> '
+run db list --db log.db
+expect "^$W +llvm -mcpu=native +2 +1 +0\.0197 +10\.00$"
+run db prune --db log.db --keep 1 --drop-errors
+expect "^$W +llvm -mcpu=native +1 +0 +1$"
+expect "^$W8 +llvm -mcpu=native +0 +0 +1$"
+expect '^removed 2 records, kept 3;'
+run db prune --db log.db --keep 1 --drop-errors
+expect '^nothing to remove from log.db \(3 records\)$'
+run db best "$W" --db log.db --target "$LLVM"
+expect '^ +1 +0\.0197 +10\.00 '
+
+# Bad logs: refused with a message, and left as they were (or not created).
+must_fail 'no tuning log at absent.db' db stats --db absent.db
+must_fail 'no tuning log at absent.db' db prune --db absent.db --keep 1
+must_fail 'no tuning log at absent.db' db merge --db log.db absent.db
+[[ ! -e absent.db ]] || fail "a read-only subcommand created absent.db"
+cp log.db future.db
+printf '\x00\x00\x00\x07' | dd of=future.db bs=1 seek=60 conv=notrunc status=none
+future_before="$(md5sum <future.db)"
+for args in "list --db future.db" "prune --db future.db --keep 1" "import --db future.db records.jsonl" \
+  "merge --db log.db future.db" "merge --db future.db other.db"; do
+  # shellcheck disable=SC2086
+  must_fail 'future.db was written by a newer Temper \(schema 7\); this one reads up to 1' db $args
+done
+[[ $(md5sum <future.db) == "$future_before" ]] || fail "future.db was changed"
+head -c 5000 /dev/urandom >garbage.db
+garbage_before="$(md5sum <garbage.db)"
+must_fail 'garbage.db is not a Temper tuning log or is damaged' db prune --db garbage.db --keep 1
+must_fail 'garbage.db is not a Temper tuning log or is damaged' db import --db garbage.db records.jsonl
+[[ $(md5sum <garbage.db) == "$garbage_before" ]] || fail "garbage.db was changed"
+log_before="$(md5sum <log.db)"
+must_fail 'garbage.db is not a Temper tuning log or is damaged' db merge --db log.db other.db garbage.db
+{
+  cat records.jsonl
+  echo '{"workload": {"op": "matmul"'
+} >broken.jsonl
+must_fail 'broken.jsonl:8: not valid JSON.*nothing was imported' db import --db log.db broken.jsonl
+[[ $(md5sum <log.db) == "$log_before" ]] || fail "a failed merge or import changed log.db"
+must_fail 'cannot open tuning log /nonexistent/folder/log.db' db import --db /nonexistent/folder/log.db records.jsonl
+must_fail 'cannot open tuning log /nonexistent/folder/log.db' db merge --db /nonexistent/folder/log.db other.db
+must_fail 'cannot write' db export --db log.db -o /nonexistent/folder/out.jsonl
+echo "PASS"

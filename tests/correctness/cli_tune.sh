@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# `temper tune` and `temper run --db` end to end, on real processes and a real SQLite file:
+# a tuning run, applying the log, resume without re-measuring, a job killed with SIGKILL
+# mid-run, SIGTERM stopping after the current batch, and two jobs sharing one log.
+# Usage: cli_tune.sh TEMPER WORKDIR
+set -u
+temper="$1"
+work="$2"
+rm -rf "$work" && mkdir -p "$work"
+db="$work/tuning.db"
+fast=(--min-repeat-ms 1 --repeat 2 --batch-size 4)
+py=/usr/bin/python3
+
+fail() { echo "FAIL: $*"; exit 1; }
+# count SQL: one number from the log.
+count() { "$py" -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])" "$1" "$2"; }
+# Every record of a workload has a distinct config: nothing was measured twice.
+no_repeats() {
+  local records distinct
+  records=$(count "$1" "select count(*) from records")
+  distinct=$(count "$1" "select count(distinct workload_id || ' ' || config) from records")
+  [[ "$records" == "$distinct" ]] || fail "$records records but $distinct distinct configs in $1"
+}
+
+echo "== a short tuning run"
+out=$("$temper" tune matmul:M=32,N=32,K=32 --db "$db" --trials 6 --tuner random --seed 1 "${fast[@]}" 2>&1) ||
+  fail "tune exited $?: $out"
+echo "$out"
+grep -q "measured   6 trials" <<<"$out" || fail "expected 6 trials measured"
+[[ $(count "$db" "select count(*) from records") == 6 ]] || fail "expected 6 records in the log"
+
+echo "== applying the log"
+out=$("$temper" run matmul:M=32,N=32,K=32 --db "$db" --repeat 1 --min-repeat-ms 1 2>&1) || fail "run exited $?: $out"
+echo "$out"
+grep -Eq "check +ok" <<<"$out" || fail "the tuned build's output was not checked ok"
+grep -q "applying the best of the log" <<<"$out" || fail "no info line saying the log was applied"
+grep -Eq "^default +" <<<"$out" || fail "no default time printed beside the tuned one"
+
+echo "== resume: the same job with a larger budget measures only what is new"
+out=$("$temper" tune matmul:M=32,N=32,K=32 --db "$db" --trials 10 --tuner random --seed 1 "${fast[@]}" 2>&1) ||
+  fail "resumed tune exited $?: $out"
+echo "$out"
+grep -q "resumed    6 trials" <<<"$out" || fail "expected 6 resumed trials"
+grep -q "measured   4 trials" <<<"$out" || fail "expected 4 new trials"
+no_repeats "$db"
+
+echo "== SIGKILL mid-run leaves a readable log, and the job resumes"
+kdb="$work/killed.db"
+"$temper" tune matmul:M=48,N=40,K=24 --db "$kdb" --trials 400 --tuner ga --seed 3 "${fast[@]}" >"$work/killed.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do
+  [[ -f "$kdb" ]] && (( $(count "$kdb" "select count(*) from records" 2>/dev/null || echo 0) >= 8 )) && break
+  sleep 0.1
+done
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+before=$(count "$kdb" "select count(*) from records") || fail "the killed job's log is not readable"
+(( before >= 8 )) || fail "the job logged only $before records before it was killed"
+out=$("$temper" tune matmul:M=48,N=40,K=24 --db "$kdb" --trials $((before + 4)) --tuner ga --seed 3 "${fast[@]}" 2>&1) ||
+  fail "tune after SIGKILL exited $?: $out"
+echo "$out"
+grep -q "resumed    $before trials" <<<"$out" || fail "expected $before resumed trials"
+[[ $(count "$kdb" "select count(*) from records") == $((before + 4)) ]] || fail "expected $((before + 4)) records"
+no_repeats "$kdb"
+
+echo "== SIGTERM stops after the current batch, keeping it"
+tdb="$work/term.db"
+"$temper" tune matmul:M=40,N=32,K=16 --db "$tdb" --trials 400 --tuner random "${fast[@]}" >"$work/term.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do
+  [[ -f "$tdb" ]] && (( $(count "$tdb" "select count(*) from records" 2>/dev/null || echo 0) >= 4 )) && break
+  sleep 0.1
+done
+kill -TERM "$pid"
+wait "$pid"
+status=$?
+cat "$work/term.log"
+[[ $status == 143 ]] || fail "expected exit status 143 after SIGTERM, got $status"
+grep -q "stopped    stopped on request" "$work/term.log" || fail "no 'stopped on request' line"
+measured=$(sed -n 's/^measured   \([0-9]*\) trials.*/\1/p' "$work/term.log")
+[[ $(count "$tdb" "select count(*) from records") == "$measured" ]] || fail "the log lacks measured records"
+
+echo "== two jobs tuning into one log at once"
+sdb="$work/shared.db"
+"$temper" tune matmul:M=16,N=16,K=16 --db "$sdb" --trials 12 --tuner random "${fast[@]}" >"$work/a.log" 2>&1 &
+a=$!
+"$temper" tune matmul:M=24,N=16,K=8 --db "$sdb" --trials 12 --tuner grid "${fast[@]}" >"$work/b.log" 2>&1 &
+b=$!
+wait "$a" || { cat "$work/a.log"; fail "job A failed"; }
+wait "$b" || { cat "$work/b.log"; fail "job B failed"; }
+[[ $(count "$sdb" "select count(*) from records") == 24 ]] || fail "expected 24 records from the two jobs"
+no_repeats "$sdb"
+echo "PASS"

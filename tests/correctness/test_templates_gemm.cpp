@@ -1,0 +1,179 @@
+// The GEMM-family templates (matmul, batch_matmul, dense): their spaces, their default
+// configs (the expert schedule of ops::schedule_cpu_default), and compiled code under
+// default, sampled and neighbouring configs against the reference implementations.
+#include <gtest/gtest.h>
+
+#include "compiler/codegen/build.h"
+#include "compiler/ir/printer.h"
+#include "compiler/ops/cpu_schedules.h"
+#include "compiler/ops/op_data.h"
+#include "schedule_space/template.h"
+
+namespace temper::schedule_space {
+namespace {
+
+using nlohmann::json;
+
+Target host() {
+  return Target::parse("llvm -mcpu=native");
+}
+
+std::unique_ptr<Task> task_of(const std::string& workload, const Target& target = host()) {
+  return Task::create(ops::Workload::parse(workload), target);
+}
+
+// Builds the task's schedule for config and checks its results against the reference.
+void expect_correct(const Task& task, const Config& config, uint64_t seed = 3) {
+  Schedule s = task.apply(config);
+  BuildResult built = build({s.func()}, host());
+  ops::OpData data = ops::make_op_data(task.op(), seed);
+  Comparison cmp = ops::run_and_check(built.module->get_function(task.op().func.name), data);
+  EXPECT_TRUE(cmp.ok()) << task.workload().to_string() << " under " << config.to_string() << ": " << cmp.message
+                        << "\nscheduled:\n"
+                        << s.func();
+}
+
+// Shapes that leave tails in every loop, degenerate extents, transposes, int32, and
+// dense's fused epilogues.
+const char* kWorkloads[] = {
+    "matmul:M=1,N=7,K=3",
+    "matmul:M=33,N=50,K=17",
+    "matmul:M=30,N=48,K=17,transpose_a=1,transpose_b=1",
+    "matmul:M=20,N=24,K=8,dtype=int32",
+    "batch_matmul:B=3,M=13,N=20,K=9,transpose_b=1",
+    "batch_matmul:B=1,M=1,N=1,K=1",
+    "batch_matmul:B=2,M=8,N=16,K=5,transpose_a=1,dtype=int32",
+    "dense:M=1,N=7,K=3,bias=1,act=relu",
+    "dense:M=19,N=40,K=24,bias=1,act=gelu",
+    "dense:M=12,N=40,K=16",
+};
+
+class GemmTemplateDefaults : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(GemmTemplateDefaults, DefaultConfigIsTheExpertScheduleAndCorrect) {
+  std::unique_ptr<Task> task = task_of(GetParam());
+  Config c = task->default_config();
+  EXPECT_TRUE(task->space().is_valid(c)) << c.to_string() << ": " << task->space().why_invalid(c);
+  Schedule s = task->apply(c);
+  EXPECT_EQ(s.trace().to_json(), ops::schedule_cpu_default(task->op(), host()).trace().to_json());
+  expect_correct(*task, c);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, GemmTemplateDefaults, ::testing::ValuesIn(kWorkloads),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           std::string n = info.param;
+                           for (char& ch : n) {
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           }
+                           return n;
+                         });
+
+TEST(GemmTemplate, SpaceOfALargeMatmulOnAvx2) {
+  std::unique_ptr<Task> task = task_of("matmul:M=1024,N=1024,K=1024", Target::parse("llvm -mcpu=haswell"));
+  EXPECT_EQ(task->tmpl().name, "matmul.cpu");
+  const ConfigSpace& space = task->space();
+  std::vector<std::string> names;
+  for (const Knob& k : space.knobs()) names.push_back(k.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"mr", "nr", "unroll_k", "pack_b", "parallel"}));
+  EXPECT_EQ(space.knob("nr").choices, (std::vector<json>{8, 16, 32}));  // not 24: 3 vectors
+  EXPECT_EQ(space.size(), 12 * 3 * 4 * 2 * 2);
+  EXPECT_EQ(task->default_config().to_json()["knobs"],
+            json::parse(R"({"mr": 6, "nr": 16, "unroll_k": 1, "pack_b": true, "parallel": true})"));
+
+  // 16 ymm registers: 6 x 16 needs 12 accumulators + 2 B vectors + 1 broadcast; 8 x 16 needs 19.
+  Config big =
+      space.from_json({{"knobs", {{"mr", 8}, {"nr", 16}, {"unroll_k", 1}, {"pack_b", true}, {"parallel", true}}}});
+  EXPECT_EQ(space.why_invalid(big),
+            "the mr x nr accumulators, the B vectors and the A broadcast fit the 16 vector registers");
+  int valid = 0;
+  for (int64_t i = 0; i < space.size(); ++i) valid += space.is_valid(space.get(i));
+  // Tiles that fit: nr=8 with mr <= 14 (11 of 12), nr=16 with mr <= 6 (6), nr=32 with
+  // mr <= 2 (2); times 4 x 2 x 2.
+  EXPECT_EQ(valid, (11 + 6 + 2) * 16);
+}
+
+TEST(GemmTemplate, DefaultFollowsTheTargetsVectorWidth) {
+  std::unique_ptr<Task> avx512 = task_of("matmul:M=1024,N=1024,K=1024", Target::parse("llvm -mcpu=skylake-avx512"));
+  EXPECT_EQ(avx512->default_config().knob_int("mr"), 8);
+  EXPECT_EQ(avx512->default_config().knob_int("nr"), 32);
+  EXPECT_EQ(avx512->space().knob("nr").choices, (std::vector<json>{16, 32, 64}));
+  std::unique_ptr<Task> narrow = task_of("dense:M=3,N=7,K=2", Target::parse("llvm -mcpu=haswell"));
+  EXPECT_EQ(narrow->default_config().to_json()["knobs"],
+            json::parse(R"({"mr": 3, "nr": 7, "unroll_k": 1, "pack_b": true, "parallel": true})"));
+  EXPECT_EQ(narrow->space().knob("mr").choices, (std::vector<json>{1, 2, 3}));
+  // N = 20: 1 and 2 vectors, each leaving a tail.
+  EXPECT_EQ(task_of("matmul:M=8,N=20,K=4", Target::parse("llvm -mcpu=haswell"))->space().knob("nr").choices,
+            (std::vector<json>{8, 16}));
+  EXPECT_EQ(narrow->space().knob("unroll_k").choices, (std::vector<json>{1, 2}));
+  EXPECT_EQ(task_of("matmul:M=8,N=8,K=12")->space().knob("unroll_k").choices, (std::vector<json>{1, 2, 4}));
+}
+
+TEST(GemmTemplate, SampledConfigsAreCorrect) {
+  std::mt19937_64 rng(2024);
+  for (const char* w : {"matmul:M=37,N=45,K=19", "batch_matmul:B=2,M=11,N=24,K=7,transpose_a=1",
+                        "dense:M=9,N=33,K=12,bias=1,act=sigmoid"}) {
+    std::unique_ptr<Task> task = task_of(w);
+    for (int draw = 0; draw < 3; ++draw) {
+      Config c = task->space().sample(rng);
+      ASSERT_TRUE(task->space().is_valid(c));
+      expect_correct(*task, c, draw);
+    }
+  }
+}
+
+TEST(GemmTemplate, EveryNeighbourOfTheDefaultIsCorrect) {
+  std::unique_ptr<Task> task = task_of("dense:M=10,N=20,K=6,bias=1,act=relu");
+  std::vector<Config> neighbours = task->space().neighbours(task->default_config());
+  EXPECT_GE(neighbours.size(), 10u);
+  for (const Config& c : neighbours) expect_correct(*task, c);
+}
+
+// Knob values the draws above may miss: column tiles with a tail, B read in place
+// (transposed too), k unrolled by 8, one thread.
+TEST(GemmTemplate, HandPickedConfigsAreCorrect) {
+  struct Case {
+    const char* workload;
+    const char* knobs;
+  };
+  const Case cases[] = {
+      {"matmul:M=5,N=20,K=16", R"({"mr": 4, "nr": 16, "unroll_k": 8, "pack_b": false, "parallel": false})"},
+      {"matmul:M=9,N=12,K=8,transpose_b=1", R"({"mr": 3, "nr": 8, "unroll_k": 4, "pack_b": false, "parallel": true})"},
+      {"batch_matmul:B=3,M=7,N=16,K=4", R"({"mr": 5, "nr": 16, "unroll_k": 2, "pack_b": true, "parallel": false})"},
+  };
+  for (const Case& c : cases) {
+    std::unique_ptr<Task> task = task_of(c.workload, Target::parse("llvm -mcpu=haswell"));
+    Config config = task->space().from_json({{"knobs", json::parse(c.knobs)}});
+    EXPECT_TRUE(task->space().is_valid(config)) << config.to_string();
+    expect_correct(*task, config);
+  }
+}
+
+TEST(GemmTemplate, ConfigJsonReplaysTheSameSchedule) {
+  std::unique_ptr<Task> task = task_of("matmul:M=64,N=64,K=64");
+  std::mt19937_64 rng(5);
+  Config c = task->space().sample(rng);
+  Config back = task->space().from_json(json::parse(c.to_json().dump()));
+  EXPECT_EQ(back, c);
+  EXPECT_EQ(task->apply(back).trace().to_json(), task->apply(c).trace().to_json());
+}
+
+TEST(GemmTemplate, OpsWithoutATemplateAreUserErrors) {
+  EXPECT_NE(find_template("matmul", host()), nullptr);
+  EXPECT_EQ(find_template("softmax", host()), nullptr);
+  std::vector<std::string> ops = ops_with_templates(host());
+  ASSERT_GE(ops.size(), 3u);
+  EXPECT_EQ(std::vector<std::string>(ops.begin(), ops.begin() + 3),
+            (std::vector<std::string>{"matmul", "batch_matmul", "dense"}));
+  try {
+    task_of("softmax:shape=8x64,axis=1");
+    FAIL() << "softmax has no template";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("no tuning template for op 'softmax' on target 'llvm -mcpu=native'; "
+                                         "templates exist for: matmul, batch_matmul, dense"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace temper::schedule_space

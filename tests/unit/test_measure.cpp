@@ -1,0 +1,255 @@
+// The measurer on real candidates: the builder compiles scheduled operators into shared
+// libraries in parallel, the runner's worker process checks and times them; a wrong
+// result, a compile error and a compile time-out are told apart.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <numeric>
+
+#include "compiler/ops/cpu_schedules.h"
+#include "measure/builder.h"
+#include "measure/runner.h"
+#include "measure/worker_protocol.h"
+#include "tuning_db/record.h"
+
+namespace temper::measure {
+namespace {
+
+namespace fs = std::filesystem;
+
+const Target kNative = Target::parse("llvm -mcpu=native");
+
+MeasureInput default_candidate(const std::string& workload_text, const Target& target = kNative) {
+  ops::Workload workload = ops::Workload::parse(workload_text);
+  ops::OpInstance op = ops::instantiate(workload);
+  return {workload, target, ops::schedule_cpu_default(op, target).func()};
+}
+
+RunnerOptions quick_runner() {
+  RunnerOptions options;
+  options.repeat = 3;
+  options.min_repeat_ms = 1;
+  options.timeout_s = 20;
+  return options;
+}
+
+TEST(MeasureTypes, ErrorNamesAreTheTuningLogs) {
+  for (int e = 0; e <= static_cast<int>(MeasureError::InstantiationError); ++e) {
+    auto error = static_cast<MeasureError>(e);
+    EXPECT_EQ(static_cast<int>(tuning_db::parse_error_kind(error_name(error))), e) << error_name(error);
+    EXPECT_EQ(parse_error_name(error_name(error)), error);
+  }
+  EXPECT_STREQ(error_name(MeasureError::WrongResult), "WrongResult");
+}
+
+TEST(WorkerProtocol, RequestsAndRepliesRoundTripAsOneLine) {
+  WorkerRequest request;
+  request.workload = "matmul:M=2,N=3,K=4,transpose_a=0,transpose_b=0,dtype=float32";
+  request.library = "/tmp/x y/lib.so";
+  request.function = "matmul";
+  request.number = 4;
+  request.repeat = 5;
+  request.min_repeat_ms = 2.5;
+  request.cooldown_ms = 1;
+  request.flush_cache = true;
+  request.threads = 2;
+  std::string line = encode_request(request);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  WorkerRequest back = decode_request(line);
+  EXPECT_EQ(back.workload, request.workload);
+  EXPECT_EQ(back.library, request.library);
+  EXPECT_EQ(back.function, request.function);
+  EXPECT_EQ(back.number, 4);
+  EXPECT_EQ(back.repeat, 5);
+  EXPECT_EQ(back.min_repeat_ms, 2.5);
+  EXPECT_EQ(back.cooldown_ms, 1);
+  EXPECT_TRUE(back.flush_cache);
+  EXPECT_EQ(back.threads, 2);
+
+  WorkerReply reply;
+  reply.error = MeasureError::WrongResult;
+  reply.message = "output 0: 3 of 4 elements differ\nsecond line";
+  line = encode_reply(reply);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  WorkerReply reply_back = decode_reply(line);
+  EXPECT_EQ(reply_back.error, MeasureError::WrongResult);
+  EXPECT_EQ(reply_back.message, reply.message);
+
+  EXPECT_TRUE(is_ready(encode_ready()));
+  EXPECT_FALSE(is_ready(line));
+
+  EXPECT_THROW(decode_reply("{\"costs\": [], \"error\": \"Oops\", \"message\": \"\"}"), UserError);
+  EXPECT_THROW(decode_request("{\"workload\": \"matmul:M=1,N=1,K=1\"}"), UserError);
+  EXPECT_THROW(decode_reply("not json"), UserError);
+}
+
+// Four candidates of two ops compiled on four threads at once, then checked and timed:
+// parallel LLVM compiles produce correct code.
+TEST(Measure, BuildsChecksAndTimesDefaultMatmulAndConv) {
+  std::vector<MeasureInput> inputs = {
+      default_candidate("matmul:M=64,N=48,K=32"),
+      default_candidate("conv2d:N=1,C=8,H=12,W=12,K=16,R=3,S=3,pad=1"),
+      default_candidate("matmul:M=33,N=17,K=9"),
+      default_candidate("conv2d:N=1,C=4,H=9,W=9,K=8,R=3,S=3,stride=2"),
+  };
+  Builder builder({.n_parallel = 4, .timeout_s = 60, .work_dir = ""});
+  std::vector<BuildArtifact> artifacts = builder.build(inputs);
+  ASSERT_EQ(artifacts.size(), inputs.size());
+  for (size_t i = 0; i < artifacts.size(); ++i) {
+    SCOPED_TRACE(inputs[i].workload.to_string());
+    EXPECT_EQ(artifacts[i].error, MeasureError::None) << artifacts[i].message;
+    EXPECT_TRUE(fs::exists(artifacts[i].library_path));
+    EXPECT_EQ(artifacts[i].function_name, inputs[i].workload.op);
+    EXPECT_GT(artifacts[i].compile_seconds, 0);
+  }
+
+  Runner runner(quick_runner());
+  std::vector<MeasureResult> results = runner.run(inputs, artifacts);
+  ASSERT_EQ(results.size(), inputs.size());
+  for (size_t i = 0; i < results.size(); ++i) {
+    SCOPED_TRACE(inputs[i].workload.to_string());
+    const MeasureResult& r = results[i];
+    EXPECT_EQ(r.error, MeasureError::None) << r.message;
+    ASSERT_EQ(r.costs.size(), 3u);
+    for (double c : r.costs) EXPECT_GT(c, 0);
+    EXPECT_DOUBLE_EQ(r.mean, std::accumulate(r.costs.begin(), r.costs.end(), 0.0) / 3);
+    EXPECT_EQ(r.compile_seconds, artifacts[i].compile_seconds);
+    EXPECT_GE(r.run_seconds, 3 * 1e-3);  // three groups of at least 1 ms
+  }
+  EXPECT_GT(runner.worker_pid(), 0);
+
+  // The next batch replaces the libraries of this one.
+  std::vector<BuildArtifact> next = builder.build({inputs[0]});
+  EXPECT_EQ(next[0].error, MeasureError::None);
+  EXPECT_NE(next[0].library_path, artifacts[0].library_path);
+  EXPECT_FALSE(fs::exists(artifacts[0].library_path));
+}
+
+// The PrimFunc of add over A[64,64], B[64,64] takes exactly matmul's parameters: it runs,
+// and its outputs are wrong.
+TEST(Measure, AnotherOpWithTheSameParametersIsAWrongResult) {
+  MeasureInput matmul = default_candidate("matmul:M=64,N=64,K=64");
+  MeasureInput impostor = matmul;
+  impostor.func =
+      ops::schedule_cpu_default(ops::instantiate(ops::Workload::parse("add:A=64x64,B=64x64")), kNative).func();
+  Builder builder({.n_parallel = 2, .timeout_s = 60, .work_dir = ""});
+  std::vector<MeasureInput> inputs = {impostor, matmul};
+  std::vector<BuildArtifact> artifacts = builder.build(inputs);
+  ASSERT_EQ(artifacts[0].error, MeasureError::None) << artifacts[0].message;
+  Runner runner(quick_runner());
+  std::vector<MeasureResult> results = runner.run(inputs, artifacts);
+  EXPECT_EQ(results[0].error, MeasureError::WrongResult);
+  EXPECT_NE(results[0].message.find("elements differ"), std::string::npos) << results[0].message;
+  EXPECT_TRUE(results[0].costs.empty());
+  EXPECT_EQ(results[0].mean, 0);
+  EXPECT_EQ(results[1].error, MeasureError::None) << results[1].message;
+}
+
+TEST(Measure, CompileErrorsAreReportedAndNotRun) {
+  MeasureInput unknown_cpu = default_candidate("matmul:M=8,N=8,K=8");
+  unknown_cpu.target = Target::parse("llvm -mcpu=nosuchcpu");
+  MeasureInput c_target = default_candidate("matmul:M=8,N=8,K=8");
+  c_target.target = Target::parse("c");
+  Builder builder({.n_parallel = 2, .timeout_s = 60, .work_dir = ""});
+  std::vector<MeasureInput> inputs = {unknown_cpu, c_target, default_candidate("matmul:M=8,N=8,K=8")};
+  std::vector<BuildArtifact> artifacts = builder.build(inputs);
+  EXPECT_EQ(artifacts[0].error, MeasureError::CompileError);
+  EXPECT_NE(artifacts[0].message.find("unknown CPU 'nosuchcpu'"), std::string::npos) << artifacts[0].message;
+  EXPECT_TRUE(artifacts[0].library_path.empty());
+  EXPECT_EQ(artifacts[1].error, MeasureError::CompileError);
+  EXPECT_NE(artifacts[1].message.find("needs an llvm target"), std::string::npos) << artifacts[1].message;
+  EXPECT_EQ(artifacts[2].error, MeasureError::None) << artifacts[2].message;
+
+  Runner runner(quick_runner());
+  std::vector<MeasureResult> results = runner.run(inputs, artifacts);
+  EXPECT_EQ(results[0].error, MeasureError::CompileError);
+  EXPECT_EQ(results[0].message, artifacts[0].message);
+  EXPECT_EQ(results[0].run_seconds, 0);
+  EXPECT_EQ(results[1].error, MeasureError::CompileError);
+  EXPECT_EQ(results[2].error, MeasureError::None) << results[2].message;
+}
+
+// A compile past the time-out is abandoned: its result and its library are dropped when
+// it finishes, and the candidates behind it are compiled by another thread.
+TEST(Measure, ACompilePastTheTimeOutIsAbandonedHarmlessly) {
+  fs::path dir = fs::temp_directory_path() / ("temper_test_measure_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  {
+    Builder builder({.n_parallel = 1, .timeout_s = 1e-3, .work_dir = dir.string()});
+    std::vector<MeasureInput> inputs = {default_candidate("matmul:M=64,N=64,K=64"),
+                                        default_candidate("matmul:M=32,N=32,K=32")};
+    std::vector<BuildArtifact> artifacts = builder.build(inputs);
+    for (const BuildArtifact& a : artifacts) {
+      EXPECT_EQ(a.error, MeasureError::CompileTimeout);
+      EXPECT_NE(a.message.find("longer than the time-out of 0.001 s"), std::string::npos) << a.message;
+      EXPECT_TRUE(a.library_path.empty());
+    }
+  }  // waits for the abandoned compiles
+  EXPECT_TRUE(fs::is_empty(dir)) << "an abandoned compile left its library behind";
+  fs::remove_all(dir);
+}
+
+TEST(Measure, AWorkloadTheWorkerCannotInstantiateIsAnInstantiationError) {
+  MeasureInput input = default_candidate("matmul:M=8,N=8,K=8");
+  Builder builder({.n_parallel = 1, .timeout_s = 60, .work_dir = ""});
+  std::vector<BuildArtifact> artifacts = builder.build({input});
+  input.workload.params[0].second = "0";  // M=0
+  Runner runner(quick_runner());
+  MeasureResult r = runner.run({input}, artifacts)[0];
+  EXPECT_EQ(r.error, MeasureError::InstantiationError);
+  EXPECT_NE(r.message.find("matmul:M=0"), std::string::npos) << r.message;
+}
+
+// The reference outputs of a 768^3 matmul take the worker about a second; the
+// candidate's 0.5 s time-out starts only when they are ready.
+TEST(Measure, TheTimeOutCoversTheCandidateNotTheWorkersPreparation) {
+  MeasureInput input = default_candidate("matmul:M=768,N=768,K=768");
+  Builder builder({.n_parallel = 1, .timeout_s = 60, .work_dir = ""});
+  std::vector<BuildArtifact> artifacts = builder.build({input});
+  RunnerOptions options = quick_runner();
+  options.repeat = 1;
+  options.min_repeat_ms = 0;
+  options.timeout_s = 0.5;
+  options.threads = 1;
+  Runner runner(options);
+  MeasureResult r = runner.run({input}, artifacts)[0];
+  EXPECT_EQ(r.error, MeasureError::None) << r.message;
+  EXPECT_GT(r.run_seconds, options.timeout_s) << "the reference was quick: the test shows nothing";
+}
+
+TEST(Measure, TimingOptionsReachTheWorker) {
+  MeasureInput input = default_candidate("matmul:M=16,N=16,K=16");
+  Builder builder({.n_parallel = 1, .timeout_s = 60, .work_dir = ""});
+  std::vector<BuildArtifact> artifacts = builder.build({input});
+  RunnerOptions options = quick_runner();
+  options.repeat = 4;
+  options.cooldown_ms = 20;
+  options.flush_cache = true;
+  options.threads = 1;
+  Runner runner(options);
+  MeasureResult r = runner.run({input}, artifacts)[0];
+  EXPECT_EQ(r.error, MeasureError::None) << r.message;
+  EXPECT_EQ(r.costs.size(), 4u);
+  EXPECT_GE(r.run_seconds, 3 * 0.020);  // three pauses between four groups
+}
+
+TEST(Measure, RunnerFindsOrNamesItsWorker) {
+  RunnerOptions options;
+  options.worker_path = "/nonexistent/temper-measure-worker";
+  try {
+    Runner runner(options);
+    FAIL() << "a missing worker was accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/temper-measure-worker"), std::string::npos) << e.what();
+  }
+  // Without a path, the worker is found beside the build tree's programs.
+  EXPECT_NO_THROW(Runner{RunnerOptions{}});
+  setenv("TEMPER_MEASURE_WORKER", "/nonexistent/worker", 1);
+  EXPECT_THROW(Runner{RunnerOptions{}}, UserError);
+  unsetenv("TEMPER_MEASURE_WORKER");
+}
+
+}  // namespace
+}  // namespace temper::measure

@@ -1,0 +1,42 @@
+#include "tuning_db/merge.h"
+
+#include <string>
+#include <unordered_set>
+
+namespace temper::tuning_db {
+
+namespace {
+
+// The fields that make a measurement, as one string: equal strings, same measurement.
+// Costs print exactly (nlohmann::json writes the shortest round-trip form).
+std::string measurement_key(const TuningRecord& r) {
+  const TargetInfo& t = r.target;
+  return nlohmann::json::array({r.workload.workload, t.target, t.cpu_model, t.cpu_features, t.cores, t.compiler,
+                                r.trace, r.timestamp, r.costs})
+      .dump();
+}
+
+}  // namespace
+
+bool same_measurement(const TuningRecord& a, const TuningRecord& b) {
+  return measurement_key(a) == measurement_key(b);
+}
+
+MergeResult add_new_records(Database& into, const std::vector<TuningRecord>& records) {
+  std::unordered_set<std::string> present;
+  for (const TuningRecord& record : into.all_records()) present.insert(measurement_key(record));
+  MergeResult result;
+  std::vector<TuningRecord> fresh;
+  for (const TuningRecord& record : records) {
+    if (present.insert(measurement_key(record)).second) {
+      fresh.push_back(record);
+    } else {
+      ++result.skipped;
+    }
+  }
+  into.commit_records(fresh);
+  result.added = static_cast<int64_t>(fresh.size());
+  return result;
+}
+
+}  // namespace temper::tuning_db

@@ -1,0 +1,29 @@
+// Adding records to a log without adding them twice: what `temper db merge` and
+// `temper db import` do, so that merging a log again, or importing a file twice,
+// leaves the log as it was.
+//
+// Two records are the same measurement when they have the same workload, the same target
+// (its string and its whole hardware fingerprint), the same trace, the same time stamp and
+// the same costs: a search that measures a schedule again makes a new record, a copy of a
+// log repeats the old one.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tuning_db/database.h"
+
+namespace temper::tuning_db {
+
+struct MergeResult {
+  int64_t added = 0;
+  int64_t skipped = 0;  // already in the log, or repeated within the records given
+};
+
+bool same_measurement(const TuningRecord& a, const TuningRecord& b);
+
+// Commits, in one transaction and in the order given, the records that are not the same
+// measurement as one already in `into` or one before them in `records`.
+MergeResult add_new_records(Database& into, const std::vector<TuningRecord>& records);
+
+}  // namespace temper::tuning_db
