@@ -17,6 +17,7 @@
 #include <optional>
 #include <sstream>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "compiler/ir/error.h"
 #include "compiler/ops/workload.h"
@@ -51,36 +52,6 @@ const char* kDbUsage =
     "`temper db SUBCOMMAND --help` for a subcommand's options.\n";
 
 const char* kSubcommands = "list, best, stats, export, import, merge, prune";
-
-// A subcommand's command line: the options in desc, and the positional arguments (what
-// usage calls positional_name), of which there must be between min_positionals and
-// max_positionals (-1: no limit). Prints the help and returns false when --help was given.
-bool parse_subcommand(const std::vector<std::string>& args, const std::string& usage, po::options_description& desc,
-                      const std::string& positional_name, int min_positionals, int max_positionals,
-                      std::vector<std::string>& positionals, po::variables_map& vm) {
-  desc.add_options()("help,h", "show this help");
-  po::options_description all;
-  all.add(desc).add_options()("positional", po::value(&positionals));
-  po::positional_options_description positional;
-  positional.add("positional", -1);
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-    if (vm.count("help")) {
-      std::cout << usage << "\n" << desc << "\n";
-      return false;
-    }
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UserError(str(e.what(), "\n", usage, " (see --help)"));
-  }
-  int count = static_cast<int>(positionals.size());
-  if (count < min_positionals || (max_positionals >= 0 && count > max_positionals)) {
-    std::string what =
-        count < min_positionals ? "missing " + positional_name : "unexpected argument '" + positionals.back() + "'";
-    throw UserError(str(what, "\n", usage, " (see --help)"));
-  }
-  return true;
-}
 
 void add_db_option(po::options_description& desc, std::string& db_path) {
   desc.add_options()("db", po::value(&db_path), "the tuning log (an SQLite file)");
@@ -204,15 +175,34 @@ std::string describe_file_size(const std::string& path) {
   return size;
 }
 
-int db_list(const std::vector<std::string>& args) {
-  const std::string usage = "usage: temper db list --db FILE";
+// The arguments of a subcommand whose only option is --db (list, stats, import, merge).
+struct DbArgs {
   std::string db_path;
-  po::options_description desc("temper db list: one line per workload and target in a tuning log");
-  add_db_option(desc, db_path);
   std::vector<std::string> positionals;
+};
+
+// Parses them, with between min_positionals and max_positionals (-1: no limit) of what
+// usage calls positional_name; nothing when --help was given.
+std::optional<DbArgs> parse_db_args(const std::vector<std::string>& args, const std::string& usage,
+                                    const std::string& description, const std::string& positional_name = "",
+                                    int min_positionals = 0, int max_positionals = 0) {
+  DbArgs parsed;
+  po::options_description desc(description);
+  add_db_option(desc, parsed.db_path);
   po::variables_map vm;
-  if (!parse_subcommand(args, usage, desc, "", 0, 0, positionals, vm)) return 0;
-  require_db(db_path, usage);
+  if (!parse_command_line(args, usage, desc, positional_name, min_positionals, max_positionals, parsed.positionals,
+                          vm)) {
+    return std::nullopt;
+  }
+  require_db(parsed.db_path, usage);
+  return parsed;
+}
+
+int db_list(const std::vector<std::string>& args) {
+  std::optional<DbArgs> parsed = parse_db_args(args, "usage: temper db list --db FILE",
+                                               "temper db list: one line per workload and target in a tuning log");
+  if (!parsed) return 0;
+  const std::string& db_path = parsed->db_path;
 
   SQLiteDatabase db(db_path, OpenMode::ReadOnly);
   LogStats stats = db.stats();
@@ -263,7 +253,7 @@ int db_best(const std::vector<std::string>& args) {
   // clang-format on
   std::vector<std::string> positionals;
   po::variables_map vm;
-  if (!parse_subcommand(args, usage, desc, "WORKLOAD", 1, 1, positionals, vm)) return 0;
+  if (!parse_command_line(args, usage, desc, "WORKLOAD", 1, 1, positionals, vm)) return 0;
   require_db(db_path, usage);
   if (k < 1) throw UserError(str("-k must be at least 1, got ", k));
 
@@ -333,14 +323,10 @@ int db_best(const std::vector<std::string>& args) {
 }
 
 int db_stats(const std::vector<std::string>& args) {
-  const std::string usage = "usage: temper db stats --db FILE";
-  std::string db_path;
-  po::options_description desc("temper db stats: what a tuning log holds");
-  add_db_option(desc, db_path);
-  std::vector<std::string> positionals;
-  po::variables_map vm;
-  if (!parse_subcommand(args, usage, desc, "", 0, 0, positionals, vm)) return 0;
-  require_db(db_path, usage);
+  std::optional<DbArgs> parsed =
+      parse_db_args(args, "usage: temper db stats --db FILE", "temper db stats: what a tuning log holds");
+  if (!parsed) return 0;
+  const std::string& db_path = parsed->db_path;
 
   SQLiteDatabase db(db_path, OpenMode::ReadOnly);
   LogStats stats = db.stats();
@@ -383,7 +369,7 @@ int db_export(const std::vector<std::string>& args) {
   desc.add_options()("output,o", po::value(&output), "write to this file (default: stdout)");
   std::vector<std::string> positionals;
   po::variables_map vm;
-  if (!parse_subcommand(args, usage, desc, "", 0, 0, positionals, vm)) return 0;
+  if (!parse_command_line(args, usage, desc, "", 0, 0, positionals, vm)) return 0;
   require_db(db_path, usage);
 
   SQLiteDatabase db(db_path, OpenMode::ReadOnly);
@@ -403,16 +389,14 @@ void print_merge_result(const tuning_db::MergeResult& result, const std::string&
 }
 
 int db_import(const std::vector<std::string>& args) {
-  const std::string usage = "usage: temper db import --db FILE IN.jsonl [IN2.jsonl ...]";
-  std::string db_path;
-  po::options_description desc(
+  std::optional<DbArgs> parsed = parse_db_args(
+      args, "usage: temper db import --db FILE IN.jsonl [IN2.jsonl ...]",
       "temper db import: add the records of JSON-lines files to a tuning log (created if missing), skipping those "
-      "already in it; a malformed line stops the import before anything is added");
-  add_db_option(desc, db_path);
-  std::vector<std::string> inputs;
-  po::variables_map vm;
-  if (!parse_subcommand(args, usage, desc, "IN.jsonl", 1, -1, inputs, vm)) return 0;
-  require_db(db_path, usage);
+      "already in it; a malformed line stops the import before anything is added",
+      "IN.jsonl", 1, -1);
+  if (!parsed) return 0;
+  const std::string& db_path = parsed->db_path;
+  const std::vector<std::string>& inputs = parsed->positionals;
 
   // Every file is read before the log is opened, so a bad line leaves it as it was.
   tuning_db::MemoryDatabase staged;
@@ -426,16 +410,14 @@ int db_import(const std::vector<std::string>& args) {
 }
 
 int db_merge(const std::vector<std::string>& args) {
-  const std::string usage = "usage: temper db merge --db FILE OTHER.db [OTHER2.db ...]";
-  std::string db_path;
-  po::options_description desc(
+  std::optional<DbArgs> parsed = parse_db_args(
+      args, "usage: temper db merge --db FILE OTHER.db [OTHER2.db ...]",
       "temper db merge: add the records of other tuning logs (opened read-only) to --db (created if missing), "
-      "skipping those already in it");
-  add_db_option(desc, db_path);
-  std::vector<std::string> sources;
-  po::variables_map vm;
-  if (!parse_subcommand(args, usage, desc, "OTHER.db", 1, -1, sources, vm)) return 0;
-  require_db(db_path, usage);
+      "skipping those already in it",
+      "OTHER.db", 1, -1);
+  if (!parsed) return 0;
+  const std::string& db_path = parsed->db_path;
+  const std::vector<std::string>& sources = parsed->positionals;
 
   // Every source is read in full before the log is opened: one that cannot be read adds
   // nothing from any.
@@ -468,7 +450,7 @@ int db_prune(const std::vector<std::string>& args) {
   // clang-format on
   std::vector<std::string> positionals;
   po::variables_map vm;
-  if (!parse_subcommand(args, usage, desc, "", 0, 0, positionals, vm)) return 0;
+  if (!parse_command_line(args, usage, desc, "", 0, 0, positionals, vm)) return 0;
   require_db(db_path, usage);
   if (!vm.count("keep")) {
     throw UserError(

@@ -50,26 +50,4 @@ Schedule make_schedule(const ops::Workload& workload, const ops::OpInstance& op,
   throw UserError(str("unknown --schedule '", choice.schedule, "': use naive or default (or --trace FILE)"));
 }
 
-bool parse_command_line(const std::vector<std::string>& args, const std::string& usage, po::options_description& desc,
-                        std::string& workload) {
-  desc.add_options()("help,h", "show this help");
-  po::options_description all;
-  all.add(desc).add_options()("workload", po::value(&workload));
-  po::positional_options_description positional;
-  positional.add("workload", 1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-    if (vm.count("help")) {
-      std::cout << usage << "\n" << desc << "\n";
-      return false;
-    }
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UserError(str(e.what(), "\n", usage, " (see --help)"));
-  }
-  if (workload.empty()) throw UserError(str("missing WORKLOAD\n", usage, " (see --help)"));
-  return true;
-}
-
 }  // namespace temper::cli

@@ -10,6 +10,7 @@
 
 #include "compiler/ops/workload.h"
 #include "compiler/schedule/schedule.h"
+#include "cli/command_line.h"
 #include "compiler/target/target.h"
 
 namespace temper::cli {
@@ -30,10 +31,5 @@ Schedule make_schedule(const ops::Workload& workload, const ops::OpInstance& op,
                        const Target& target);
 // What make_schedule applies, in words: "tuned (log F)", "trace F", "default", "naive".
 std::string schedule_label(const ScheduleChoice& choice);
-
-// Parses argv-style args against desc with one positional WORKLOAD; prints help and
-// returns false when --help was given.
-bool parse_command_line(const std::vector<std::string>& args, const std::string& usage,
-                        boost::program_options::options_description& desc, std::string& workload);
 
 }  // namespace temper::cli

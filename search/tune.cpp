@@ -76,6 +76,11 @@ TuneResult tune(const schedule_space::Task& task, Tuner& tuner, measure::Builder
                 const std::function<void(const TuneProgress&)>& on_progress, const std::atomic<bool>* stop) {
   if (options.trials < 1) throw UserError(str("the trial budget must be at least 1, got ", options.trials));
   if (options.batch_size < 1) throw UserError(str("the batch size must be at least 1, got ", options.batch_size));
+  if (task.target().kind != Target::Kind::LLVM) {
+    // The measurer loads compiled shared libraries, which only the LLVM backend writes.
+    throw UserError(str("tuning measures LLVM targets only, not '", task.target().to_string(),
+                        "'; the C backend is for reading the generated code"));
+  }
   Clock::time_point start = Clock::now();
   TuneResult out;
   const schedule_space::ConfigSpace& space = task.space();

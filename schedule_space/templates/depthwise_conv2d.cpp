@@ -35,10 +35,10 @@ Schedule apply_depthwise(const Config& c, const ops::OpInstance& op, const ops::
   return apply_window_tile(c, op.func, blocks, target);
 }
 
-Config default_depthwise(const ConfigSpace& space, const ops::OpInstance& op, const ops::Workload&,
+Config default_depthwise(const ConfigSpace& space, const ops::OpInstance& op, const ops::Workload& w,
                          const Target& target) {
   ops::Shape out = output_shape(op);
-  return default_window_tile(space, out[2], out[3], target);
+  return default_window_tile(space, out[2], out[3], w.get_ints("stride").back(), target);
 }
 
 }  // namespace

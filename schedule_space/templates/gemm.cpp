@@ -16,6 +16,7 @@
 // what ops::schedule_cpu_default applies.
 #include "compiler/ops/cpu_schedules.h"
 #include "schedule_space/cpu_templates.h"
+#include "schedule_space/templates/register_budget.h"
 
 namespace temper::schedule_space {
 namespace {
@@ -24,21 +25,6 @@ using nlohmann::json;
 
 const int kRowChoices[] = {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16};
 const int kUnrollChoices[] = {1, 2, 4, 8};
-
-// Lanes of 32-bit elements (float32 and int32 alike) in one vector register.
-int vector_lanes(const Target& target) {
-  return target.vector_bits() / 32;
-}
-
-int vector_registers(const Target& target) {
-  return target.vector_bits() == 512 ? 32 : 16;
-}
-
-// Vector registers the inner k step of an mr x nr tile keeps live.
-int64_t registers_used(int64_t mr, int64_t nr, int lanes) {
-  int64_t vectors_per_row = (nr + lanes - 1) / lanes;
-  return mr * vectors_per_row + vectors_per_row + 1;
-}
 
 void define_gemm(ConfigSpace& space, const ops::OpInstance&, const ops::Workload& w, const Target& target) {
   int64_t m = w.get_int("M");

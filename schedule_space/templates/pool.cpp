@@ -35,10 +35,10 @@ Template pool_template(const std::string& op, bool is_average) {
     blocks.epilogue = is_average ? op : "";
     return apply_window_tile(c, inst.func, blocks, target);
   };
-  auto default_config = [output_shape](const ConfigSpace& space, const ops::OpInstance& inst, const ops::Workload&,
+  auto default_config = [output_shape](const ConfigSpace& space, const ops::OpInstance& inst, const ops::Workload& w,
                                        const Target& target) {
     ops::Shape out = output_shape(inst);
-    return default_window_tile(space, out[2], out[3], target);
+    return default_window_tile(space, out[2], out[3], w.get_ints("stride").back(), target);
   };
   return Template{op + ".cpu", define, apply, default_config};
 }

@@ -13,7 +13,8 @@
 //
 // Valid configs keep the tile's accumulators, one input vector and a weight broadcast
 // within the vector registers. The default: the widest column tile that is a whole
-// number of vectors (else the widest divisor), as many rows as the registers allow, up
+// number of vectors (else the widest divisor), or one column when the window strides
+// over columns (vectors would be gathers), as many rows as the registers allow, up
 // to 4, the padding computed per tile row (one parallel loop for the whole op: on this
 // shared 2-core machine each extra parallel stage cost a scheduler time slice whenever
 // another process held a core), no unrolling.
@@ -37,7 +38,7 @@ struct WindowBlocks {
 };
 
 void define_window_tile(ConfigSpace& space, int64_t P, int64_t Q, const Target& target);
-Config default_window_tile(const ConfigSpace& space, int64_t P, int64_t Q, const Target& target);
+Config default_window_tile(const ConfigSpace& space, int64_t P, int64_t Q, int64_t column_stride, const Target& target);
 // Schedules func, whose reduction block loops over (n, c, p, q, ry, rx).
 Schedule apply_window_tile(const Config& config, const PrimFunc& func, const WindowBlocks& blocks,
                            const Target& target);

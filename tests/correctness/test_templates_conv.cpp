@@ -3,36 +3,20 @@
 // sampled and neighbouring configs against the reference implementations.
 #include <gtest/gtest.h>
 
-#include "compiler/codegen/build.h"
-#include "compiler/ir/printer.h"
-#include "compiler/ops/op_data.h"
-#include "schedule_space/template.h"
+#include "correctness/template_test_util.h"
 
 namespace temper::schedule_space {
 namespace {
 
 using nlohmann::json;
+using template_testing::expect_config_json_replays_the_same_schedule;
+using template_testing::expect_correct;
+using template_testing::expect_sampled_configs_correct;
+using template_testing::task_of;
+using template_testing::workload_test_name;
 
-Target host() {
-  return Target::parse("llvm -mcpu=native");
-}
 Target avx2() {
   return Target::parse("llvm -mcpu=haswell");
-}
-
-std::unique_ptr<Task> task_of(const std::string& workload, const Target& target = host()) {
-  return Task::create(ops::Workload::parse(workload), target);
-}
-
-// Builds the task's schedule for config and checks its results against the reference.
-void expect_correct(const Task& task, const Config& config, uint64_t seed = 3) {
-  Schedule s = task.apply(config);
-  BuildResult built = build({s.func()}, host());
-  ops::OpData data = ops::make_op_data(task.op(), seed);
-  Comparison cmp = ops::run_and_check(built.module->get_function(task.op().func.name), data);
-  EXPECT_TRUE(cmp.ok()) << task.workload().to_string() << " under " << config.to_string() << ": " << cmp.message
-                        << "\nscheduled:\n"
-                        << to_string(s.func());
 }
 
 // The config with one knob changed.
@@ -72,14 +56,7 @@ TEST_P(ConvTemplateDefaults, DefaultConfigIsValidAndCorrect) {
   expect_correct(*task, c);
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, ConvTemplateDefaults, ::testing::ValuesIn(kWorkloads),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           std::string n = info.param;
-                           for (char& ch : n) {
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           }
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Shapes, ConvTemplateDefaults, ::testing::ValuesIn(kWorkloads), workload_test_name);
 
 TEST(ConvTemplate, Conv2dSpaceAndDefaultOnAvx2) {
   std::unique_ptr<Task> task = task_of("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1", avx2());
@@ -133,9 +110,11 @@ TEST(ConvTemplate, WindowTemplatesSpaceAndDefaultOnAvx2) {
             json::parse(R"({"tile_p": 4, "tile_q": 16, "pad": "tile", "unroll_window": false})"));
   std::unique_ptr<Task> pool = task_of("max_pool2d:N=1,C=64,H=112,W=112,kernel=3,stride=2,pad=1", avx2());
   EXPECT_EQ(pool->tmpl().name, "max_pool2d.cpu");
-  // 56 columns: 8 is the widest whole number of vectors that divides them.
+  // Stride 2 over columns: one column per tile, no gathers.
   EXPECT_EQ(pool->default_config().to_json()["knobs"],
-            json::parse(R"({"tile_p": 4, "tile_q": 8, "pad": "tile", "unroll_window": false})"));
+            json::parse(R"({"tile_p": 4, "tile_q": 1, "pad": "tile", "unroll_window": false})"));
+  // 56 columns at stride 1: 8 is the widest whole number of vectors that divides them.
+  EXPECT_EQ(task_of("max_pool2d:N=1,C=8,H=56,W=56,kernel=3,pad=1", avx2())->default_config().knob_int("tile_q"), 8);
   std::unique_ptr<Task> avg = task_of("avg_pool2d:N=1,C=8,H=7,W=7,kernel=3,pad=1", avx2());
   EXPECT_EQ(avg->tmpl().name, "avg_pool2d.cpu");
   EXPECT_EQ(avg->default_config().to_json()["knobs"],
@@ -158,12 +137,7 @@ TEST(ConvTemplate, SampledConfigsAreCorrect) {
        {"conv2d:N=1,C=6,H=10,W=12,K=16,R=3,S=3,stride=1,pad=1", "conv2d:N=2,C=4,H=9,W=9,K=8,R=3,S=3,stride=2,pad=0",
         "depthwise_conv2d:N=1,C=8,H=12,W=12,R=3,S=3,pad=1", "max_pool2d:N=1,C=4,H=12,W=12,kernel=3,stride=2,pad=1",
         "avg_pool2d:N=1,C=4,H=10,W=10,kernel=3,stride=1,pad=1"}) {
-    std::unique_ptr<Task> task = task_of(w);
-    for (int draw = 0; draw < 3; ++draw) {
-      Config c = task->space().sample(rng);
-      ASSERT_TRUE(task->space().is_valid(c));
-      expect_correct(*task, c, draw);
-    }
+    expect_sampled_configs_correct(*task_of(w), rng, 3);
   }
 }
 
@@ -179,12 +153,7 @@ TEST(ConvTemplate, EveryNeighbourOfTheDefaultIsCorrect) {
 }
 
 TEST(ConvTemplate, ConfigJsonReplaysTheSameSchedule) {
-  std::unique_ptr<Task> task = task_of("conv2d:N=1,C=8,H=14,W=14,K=16,R=3,S=3,pad=1");
-  std::mt19937_64 rng(5);
-  Config c = task->space().sample(rng);
-  Config back = task->space().from_json(json::parse(c.to_json().dump()));
-  EXPECT_EQ(back, c);
-  EXPECT_EQ(task->apply(back).trace().to_json(), task->apply(c).trace().to_json());
+  expect_config_json_replays_the_same_schedule(*task_of("conv2d:N=1,C=8,H=14,W=14,K=16,R=3,S=3,pad=1"));
 }
 
 void expect_user_error(const std::string& workload, const std::string& message) {

@@ -3,35 +3,19 @@
 // default, sampled and neighbouring configs against the reference implementations.
 #include <gtest/gtest.h>
 
-#include "compiler/codegen/build.h"
-#include "compiler/ir/printer.h"
 #include "compiler/ops/cpu_schedules.h"
-#include "compiler/ops/op_data.h"
-#include "schedule_space/template.h"
+#include "correctness/template_test_util.h"
 
 namespace temper::schedule_space {
 namespace {
 
 using nlohmann::json;
-
-Target host() {
-  return Target::parse("llvm -mcpu=native");
-}
-
-std::unique_ptr<Task> task_of(const std::string& workload, const Target& target = host()) {
-  return Task::create(ops::Workload::parse(workload), target);
-}
-
-// Builds the task's schedule for config and checks its results against the reference.
-void expect_correct(const Task& task, const Config& config, uint64_t seed = 3) {
-  Schedule s = task.apply(config);
-  BuildResult built = build({s.func()}, host());
-  ops::OpData data = ops::make_op_data(task.op(), seed);
-  Comparison cmp = ops::run_and_check(built.module->get_function(task.op().func.name), data);
-  EXPECT_TRUE(cmp.ok()) << task.workload().to_string() << " under " << config.to_string() << ": " << cmp.message
-                        << "\nscheduled:\n"
-                        << s.func();
-}
+using template_testing::expect_config_json_replays_the_same_schedule;
+using template_testing::expect_correct;
+using template_testing::expect_sampled_configs_correct;
+using template_testing::host;
+using template_testing::task_of;
+using template_testing::workload_test_name;
 
 // Shapes that leave tails in every loop, degenerate extents, transposes, int32, and
 // dense's fused epilogues.
@@ -59,14 +43,7 @@ TEST_P(GemmTemplateDefaults, DefaultConfigIsTheExpertScheduleAndCorrect) {
   expect_correct(*task, c);
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, GemmTemplateDefaults, ::testing::ValuesIn(kWorkloads),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           std::string n = info.param;
-                           for (char& ch : n) {
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           }
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Shapes, GemmTemplateDefaults, ::testing::ValuesIn(kWorkloads), workload_test_name);
 
 TEST(GemmTemplate, SpaceOfALargeMatmulOnAvx2) {
   std::unique_ptr<Task> task = task_of("matmul:M=1024,N=1024,K=1024", Target::parse("llvm -mcpu=haswell"));
@@ -112,12 +89,7 @@ TEST(GemmTemplate, SampledConfigsAreCorrect) {
   std::mt19937_64 rng(2024);
   for (const char* w : {"matmul:M=37,N=45,K=19", "batch_matmul:B=2,M=11,N=24,K=7,transpose_a=1",
                         "dense:M=9,N=33,K=12,bias=1,act=sigmoid"}) {
-    std::unique_ptr<Task> task = task_of(w);
-    for (int draw = 0; draw < 3; ++draw) {
-      Config c = task->space().sample(rng);
-      ASSERT_TRUE(task->space().is_valid(c));
-      expect_correct(*task, c, draw);
-    }
+    expect_sampled_configs_correct(*task_of(w), rng, 3);
   }
 }
 
@@ -149,12 +121,7 @@ TEST(GemmTemplate, HandPickedConfigsAreCorrect) {
 }
 
 TEST(GemmTemplate, ConfigJsonReplaysTheSameSchedule) {
-  std::unique_ptr<Task> task = task_of("matmul:M=64,N=64,K=64");
-  std::mt19937_64 rng(5);
-  Config c = task->space().sample(rng);
-  Config back = task->space().from_json(json::parse(c.to_json().dump()));
-  EXPECT_EQ(back, c);
-  EXPECT_EQ(task->apply(back).trace().to_json(), task->apply(c).trace().to_json());
+  expect_config_json_replays_the_same_schedule(*task_of("matmul:M=64,N=64,K=64"));
 }
 
 TEST(GemmTemplate, OpsWithoutATemplateAreUserErrors) {

@@ -1,54 +1,25 @@
 // Tuning logs that cannot be used: each is refused with a message naming the file and
 // what to do, and the file is left exactly as it was.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
-#include "compiler/ir/error.h"
 #include "tuning_db/json_lines.h"
 #include "tuning_db/memory_database.h"
 #include "tuning_db/sqlite_database.h"
+#include "tuning_db_test_util.h"
 
 namespace temper::tuning_db {
 namespace {
 
-namespace fs = std::filesystem;
+using log_testing::read_bytes;
+using log_testing::user_error;
+using log_testing::write_bytes;
 
-class TuningDbErrors : public ::testing::Test {
+class TuningDbErrors : public log_testing::TempDirTest {
  protected:
-  TuningDbErrors() {
-    std::string pattern = (fs::temp_directory_path() / "temper_tuning_db_errors_XXXXXX").string();
-    dir_ = mkdtemp(pattern.data());
-  }
-  ~TuningDbErrors() override { fs::remove_all(dir_); }
-  std::string file(const std::string& name) const { return (fs::path(dir_) / name).string(); }
-
-  std::string dir_;
+  TuningDbErrors() : TempDirTest("temper_tuning_db_errors") {}
 };
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
-
-// The message of the UserError that f throws (a failed expectation if it throws none).
-template <typename F>
-std::string user_error(F f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a UserError";
-  return "";
-}
 
 TuningRecord some_record() {
   TuningRecord r;

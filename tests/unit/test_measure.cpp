@@ -35,6 +35,14 @@ RunnerOptions quick_runner() {
   return options;
 }
 
+// Builds input alone and measures it with options.
+MeasureResult build_and_run(const MeasureInput& input, const RunnerOptions& options) {
+  Builder builder({.n_parallel = 1, .timeout_s = 60, .work_dir = ""});
+  std::vector<BuildArtifact> artifacts = builder.build({input});
+  Runner runner(options);
+  return runner.run({input}, artifacts)[0];
+}
+
 TEST(MeasureTypes, ErrorNamesAreTheTuningLogs) {
   for (int e = 0; e <= static_cast<int>(MeasureError::InstantiationError); ++e) {
     auto error = static_cast<MeasureError>(e);
@@ -205,31 +213,24 @@ TEST(Measure, AWorkloadTheWorkerCannotInstantiateIsAnInstantiationError) {
 // The reference outputs of a 768^3 matmul take the worker about a second; the
 // candidate's 0.5 s time-out starts only when they are ready.
 TEST(Measure, TheTimeOutCoversTheCandidateNotTheWorkersPreparation) {
-  MeasureInput input = default_candidate("matmul:M=768,N=768,K=768");
-  Builder builder({.n_parallel = 1, .timeout_s = 60, .work_dir = ""});
-  std::vector<BuildArtifact> artifacts = builder.build({input});
   RunnerOptions options = quick_runner();
   options.repeat = 1;
   options.min_repeat_ms = 0;
-  options.timeout_s = 0.5;
+  options.timeout_s = 1.0;
   options.threads = 1;
-  Runner runner(options);
-  MeasureResult r = runner.run({input}, artifacts)[0];
+  // The reference takes seconds at this size (in double); the candidate about 0.1 s a call.
+  MeasureResult r = build_and_run(default_candidate("matmul:M=1024,N=1024,K=4096"), options);
   EXPECT_EQ(r.error, MeasureError::None) << r.message;
   EXPECT_GT(r.run_seconds, options.timeout_s) << "the reference was quick: the test shows nothing";
 }
 
 TEST(Measure, TimingOptionsReachTheWorker) {
-  MeasureInput input = default_candidate("matmul:M=16,N=16,K=16");
-  Builder builder({.n_parallel = 1, .timeout_s = 60, .work_dir = ""});
-  std::vector<BuildArtifact> artifacts = builder.build({input});
   RunnerOptions options = quick_runner();
   options.repeat = 4;
   options.cooldown_ms = 20;
   options.flush_cache = true;
   options.threads = 1;
-  Runner runner(options);
-  MeasureResult r = runner.run({input}, artifacts)[0];
+  MeasureResult r = build_and_run(default_candidate("matmul:M=16,N=16,K=16"), options);
   EXPECT_EQ(r.error, MeasureError::None) << r.message;
   EXPECT_EQ(r.costs.size(), 4u);
   EXPECT_GE(r.run_seconds, 3 * 0.020);  // three pauses between four groups

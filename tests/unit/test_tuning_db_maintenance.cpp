@@ -2,32 +2,27 @@
 // read-only or only if it exists, its statistics, pruning it, and adding records without
 // repeating a measurement.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 
-#include "compiler/ir/error.h"
 #include "tuning_db/memory_database.h"
 #include "tuning_db/merge.h"
 #include "tuning_db/sqlite_database.h"
+#include "tuning_db_test_util.h"
 
 namespace temper::tuning_db {
 namespace {
 
 namespace fs = std::filesystem;
+using log_testing::read_bytes;
+using log_testing::user_error;
+using log_testing::write_bytes;
 
-class TuningDbMaintenance : public ::testing::Test {
+class TuningDbMaintenance : public log_testing::TempDirTest {
  protected:
-  TuningDbMaintenance() {
-    std::string pattern = (fs::temp_directory_path() / "temper_tuning_db_maintenance_XXXXXX").string();
-    dir_ = mkdtemp(pattern.data());
-  }
-  ~TuningDbMaintenance() override { fs::remove_all(dir_); }
-  std::string file(const std::string& name) const { return (fs::path(dir_) / name).string(); }
-
-  std::string dir_;
+  TuningDbMaintenance() : TempDirTest("temper_tuning_db_maintenance") {}
 };
 
 const WorkloadKey kMatmul{"matmul", "matmul:M=64,N=64,K=64,dtype=float32"};
@@ -56,22 +51,6 @@ std::vector<int> tags(const std::vector<TuningRecord>& records) {
   std::vector<int> out;
   for (const TuningRecord& r : records) out.push_back(r.trace["tag"].get<int>());
   return out;
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-template <typename F>
-std::string user_error(F f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a UserError";
-  return "";
 }
 
 TEST_F(TuningDbMaintenance, ReadOnlyAndExistingModesNeverCreateALog) {
@@ -229,7 +208,7 @@ TEST_F(TuningDbMaintenance, PruneLeavesADamagedLogAsItWas) {
   std::string bytes = read_bytes(path);
   ASSERT_GT(bytes.size(), 100000u);
   for (size_t i = 60000; i < 70000; ++i) bytes[i] = static_cast<char>(i * 7);
-  std::ofstream(path, std::ios::binary) << bytes;
+  write_bytes(path, bytes);
 
   SQLiteDatabase db(path);
   std::string message = user_error([&] { db.prune(1, true); });

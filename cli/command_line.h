@@ -1,0 +1,26 @@
+// Parsing a subcommand's arguments with Boost.Program_options: its options, and the
+// positional arguments it takes. Every command parses through here, so --help, errors
+// and counts of positionals read the same everywhere.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+namespace temper::cli {
+
+// Parses args against desc (adding --help) and collects the positional arguments (what
+// usage calls positional_name), of which there must be between min_positionals and
+// max_positionals (-1: no limit). Prints the help and returns false when --help was
+// given; UserError (with the usage) for anything malformed.
+bool parse_command_line(const std::vector<std::string>& args, const std::string& usage,
+                        boost::program_options::options_description& desc, const std::string& positional_name,
+                        int min_positionals, int max_positionals, std::vector<std::string>& positionals,
+                        boost::program_options::variables_map& vm);
+
+// The common case: exactly one positional WORKLOAD.
+bool parse_command_line(const std::vector<std::string>& args, const std::string& usage,
+                        boost::program_options::options_description& desc, std::string& workload);
+
+}  // namespace temper::cli

@@ -1,0 +1,33 @@
+#include "schedule_space/templates/register_budget.h"
+
+#include <algorithm>
+
+namespace temper::schedule_space {
+
+int vector_lanes(const Target& target) {
+  return target.vector_bits() / 32;
+}
+
+int vector_registers(const Target& target) {
+  return target.vector_bits() == 512 ? 32 : 16;
+}
+
+int64_t registers_used(int64_t broadcast_rows, int64_t vector_columns, int lanes) {
+  int64_t vectors = (vector_columns + lanes - 1) / lanes;
+  return broadcast_rows * vectors + vectors + 1;
+}
+
+std::vector<int64_t> divisors_up_to(int64_t extent, int64_t limit) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d <= std::min(extent, limit); ++d) {
+    if (extent % d == 0) out.push_back(d);
+  }
+  return out;
+}
+
+std::vector<nlohmann::json> divisor_knob_values(int64_t extent, int64_t limit) {
+  std::vector<int64_t> divisors = divisors_up_to(extent, limit);
+  return {divisors.begin(), divisors.end()};
+}
+
+}  // namespace temper::schedule_space
