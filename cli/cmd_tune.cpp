@@ -2,9 +2,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <thread>
 
 #include "cli/commands.h"
 #include "cli/duration.h"
@@ -97,9 +99,21 @@ int cmd_tune(const std::vector<std::string>& args) {
   std::string workload_text;
   if (!parse_command_line(args, usage, desc, workload_text)) return 0;
   if (db_path.empty()) throw UserError(str("missing --db FILE: the tuning log to write\n", usage));
-  if (options.trials < 1) throw UserError(str("--trials must be at least 1, got ", options.trials));
-  if (options.batch_size < 1) throw UserError(str("--batch-size must be at least 1, got ", options.batch_size));
-  if (runner_options.threads < 0) throw UserError(str("--threads must be 0 (all cores) or positive"));
+  auto at_least = [](const char* flag, double value, double low) {
+    if (value < low) throw UserError(str(flag, " must be at least ", low, ", got ", value));
+  };
+  at_least("--trials", options.trials, 1);
+  at_least("--batch-size", options.batch_size, 1);
+  at_least("--early-stopping", options.early_stopping, 0);
+  at_least("--error-threshold", options.error_threshold, 0);
+  at_least("--build-jobs", builder_options.n_parallel, 0);
+  at_least("--number", runner_options.number, 1);
+  at_least("--repeat", runner_options.repeat, 1);
+  at_least("--min-repeat-ms", runner_options.min_repeat_ms, 0);
+  at_least("--cooldown-ms", runner_options.cooldown_ms, 0);
+  at_least("--threads", runner_options.threads, 0);
+  if (!(builder_options.timeout_s > 0)) throw UserError("--build-timeout must be positive");
+  if (!(runner_options.timeout_s > 0)) throw UserError("--run-timeout must be positive");
   if (!time_budget.empty()) options.time_budget_s = parse_duration(time_budget, "--time-budget");
 
   ops::Workload workload = ops::Workload::parse(workload_text);
@@ -116,6 +130,15 @@ int cmd_tune(const std::vector<std::string>& args) {
               static_cast<long long>(task->space().size()));
   std::printf("tuner      %s, seed %llu, %d trials\n", tuner_name.c_str(), static_cast<unsigned long long>(seed),
               options.trials);
+  // Timings on a busy machine are noisy and favour schedules that use fewer threads.
+  double load = 0;
+  unsigned cores = std::thread::hardware_concurrency();
+  if (getloadavg(&load, 1) == 1 && cores > 0 && load > cores - 0.5) {
+    std::fprintf(stderr,
+                 "warning: the machine is busy (load average %.1f on %u cores): times will be noisy and may favour "
+                 "schedules that use fewer threads\n",
+                 load, cores);
+  }
   std::fflush(stdout);
 
   g_stop = false;

@@ -192,9 +192,16 @@ bool find_gemm(const Schedule& s, const OpInstance& op, std::string& gemm, std::
 
 }  // namespace
 
-void schedule_gemm_cpu(Schedule& s, BlockRV gemm, int b_read_index, const BlockRV* epilogue, const GemmTiling& t) {
+void schedule_gemm_cpu(Schedule& s, BlockRV gemm, int b_read_index, const BlockRV* epilogue, const GemmTiling& t,
+                       const BlockRV* b_packing) {
   std::optional<BlockRV> packed_b;
-  if (t.pack_b) packed_b = s.cache_read(gemm, b_read_index, "global");
+  if (b_packing && t.pack_b) packed_b = *b_packing;
+  if (!b_packing && t.pack_b) packed_b = s.cache_read(gemm, b_read_index, "global");
+  // Not packed per panel, the op's own packing stage runs whole before the GEMM.
+  if (b_packing && !t.pack_b) {
+    vectorize_innermost_spatial(s, *b_packing);
+    parallelize_outer(s, *b_packing);
+  }
   BlockRV out = epilogue ? *epilogue : s.cache_write(gemm, 0, "local");
   std::vector<LoopRV> loops = s.get_loops(gemm);
   size_t n = loops.size();

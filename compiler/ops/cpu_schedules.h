@@ -33,7 +33,10 @@ Schedule schedule_cpu_staged(const OpInstance& op);
 // The expert GEMM on one reduction block whose last three loops are (i, j, k) over
 // C[.., i, j] += A[.., i, k] * B[.., k, j] (B's read is the block's read region
 // b_read_index). epilogue, if given, is an elementwise consumer fused into the tile
-// instead of a local accumulator.
+// instead of a local accumulator. b_packing, if given, is the op's own stage writing the
+// B the block reads (a re-expression of the op that transposes a stored [N, K] B into
+// [K, N]): it takes the place of the copy cache_read makes, computed per K x NR panel
+// under pack_b, else whole, as a parallel stage of its own, before the GEMM.
 struct GemmTiling {
   int mr = 6;   // rows of the register tile
   int nr = 16;  // columns of the register tile, a multiple of the vector width
@@ -47,7 +50,8 @@ struct GemmTiling {
   // 6 x 16 in 12 of 16 ymm; SSE: 6 x 8 in 12 of 16 xmm), narrowed for small M or N.
   static GemmTiling for_target(const Target& target, int64_t m, int64_t n);
 };
-void schedule_gemm_cpu(Schedule& s, BlockRV gemm, int b_read_index, const BlockRV* epilogue, const GemmTiling& t);
+void schedule_gemm_cpu(Schedule& s, BlockRV gemm, int b_read_index, const BlockRV* epilogue, const GemmTiling& t,
+                       const BlockRV* b_packing = nullptr);
 // The expert GEMM applied to a matmul, batch_matmul or dense instance (dense's bias and
 // activation fused into the tile): schedule_cpu_default is this with
 // GemmTiling::for_target. UserError for any other op.

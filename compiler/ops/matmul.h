@@ -29,4 +29,8 @@ te::Tensor batch_matmul(const te::Tensor& a, const te::Tensor& b, bool transpose
 te::Tensor dense(const te::Tensor& x, const te::Tensor& weight, const te::Tensor& bias,
                  std::optional<UnaryOp> activation = std::nullopt, const std::string& name = "dense");
 
+struct Workload;
+// The activation a dense workload's "act" key names (nullopt for "none").
+std::optional<UnaryOp> dense_activation(const Workload& w);
+
 }  // namespace temper::ops

@@ -126,18 +126,10 @@ OpInstance instantiate_batch_matmul(const Workload& w) {
                 });
 }
 
-std::optional<UnaryOp> activation_of(const Workload& w) {
-  const std::string& act = w.get("act");
-  for (UnaryOp op : {UnaryOp::Relu, UnaryOp::Relu6, UnaryOp::Sigmoid, UnaryOp::Tanh, UnaryOp::Gelu}) {
-    if (act == unary_op_name(op)) return op;
-  }
-  return std::nullopt;
-}
-
 OpInstance instantiate_dense(const Workload& w) {
   int64_t M = w.get_int("M"), N = w.get_int("N"), K = w.get_int("K");
   bool has_bias = w.get_bool("bias");
-  std::optional<UnaryOp> act = activation_of(w);
+  std::optional<UnaryOp> act = dense_activation(w);
   te::Tensor x = placeholder(w, {M, K}, "X");
   te::Tensor weight = placeholder(w, {N, K}, "W");
   std::vector<te::Tensor> inputs = {x, weight};
@@ -543,6 +535,14 @@ std::vector<OpSpec> build_table() {
 const std::vector<OpSpec>& op_specs() {
   static const std::vector<OpSpec> table = build_table();
   return table;
+}
+
+std::optional<UnaryOp> dense_activation(const Workload& w) {
+  const std::string& act = w.get("act");
+  for (UnaryOp op : {UnaryOp::Relu, UnaryOp::Relu6, UnaryOp::Sigmoid, UnaryOp::Tanh, UnaryOp::Gelu}) {
+    if (act == unary_op_name(op)) return op;
+  }
+  return std::nullopt;
 }
 
 }  // namespace temper::ops

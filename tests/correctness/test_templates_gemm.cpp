@@ -1,6 +1,7 @@
 // The GEMM-family templates (matmul, batch_matmul, dense): their spaces, their default
-// configs (the expert schedule of ops::schedule_cpu_default), and compiled code under
-// default, sampled and neighbouring configs against the reference implementations.
+// configs (the expert schedule of ops::schedule_cpu_default, with B stored [N, K]
+// transposed by the op's re-expression), and compiled code under default, sampled and
+// neighbouring configs against the reference implementations.
 #include <gtest/gtest.h>
 
 #include "compiler/ops/cpu_schedules.h"
@@ -23,23 +24,48 @@ const char* kWorkloads[] = {
     "matmul:M=1,N=7,K=3",
     "matmul:M=33,N=50,K=17",
     "matmul:M=30,N=48,K=17,transpose_a=1,transpose_b=1",
+    "matmul:M=1,N=7,K=3,transpose_b=1",
+    "matmul:M=33,N=50,K=17,transpose_b=1",
     "matmul:M=20,N=24,K=8,dtype=int32",
     "batch_matmul:B=3,M=13,N=20,K=9,transpose_b=1",
     "batch_matmul:B=1,M=1,N=1,K=1",
     "batch_matmul:B=2,M=8,N=16,K=5,transpose_a=1,dtype=int32",
+    "batch_matmul:B=2,M=5,N=9,K=4,transpose_b=1,dtype=int32",
     "dense:M=1,N=7,K=3,bias=1,act=relu",
+    "dense:M=1,N=7,K=3",
     "dense:M=19,N=40,K=24,bias=1,act=gelu",
+    "dense:M=33,N=50,K=17,bias=1",
     "dense:M=12,N=40,K=16",
+    "dense:M=7,N=1,K=1,act=tanh",
 };
+
+bool b_stored_transposed(const Task& task) {
+  return task.workload().op == "dense" || task.workload().get_bool("transpose_b");
+}
+
+Config with_knob(const Config& c, const std::string& knob, const json& value) {
+  json j = c.to_json();
+  j["knobs"][knob] = value;
+  return c.space().from_json(j);
+}
 
 class GemmTemplateDefaults : public ::testing::TestWithParam<const char*> {};
 
+// B stored [N, K] is transposed by default when more than one row tile reads a panel;
+// with B read as stored ("NK"), the default is the op's hand-written schedule, as it is
+// for B stored [K, N].
 TEST_P(GemmTemplateDefaults, DefaultConfigIsTheExpertScheduleAndCorrect) {
   std::unique_ptr<Task> task = task_of(GetParam());
   Config c = task->default_config();
   EXPECT_TRUE(task->space().is_valid(c)) << c.to_string() << ": " << task->space().why_invalid(c);
-  Schedule s = task->apply(c);
-  EXPECT_EQ(s.trace().to_json(), ops::schedule_cpu_default(task->op(), host()).trace().to_json());
+  Config expert = c;
+  if (b_stored_transposed(*task)) {
+    EXPECT_EQ(c.knob_string("b_layout"), task->workload().get_int("M") > c.knob_int("mr") ? "KN" : "NK");
+    expert = with_knob(c, "b_layout", "NK");
+    // The other layout computes the same.
+    expect_correct(*task, with_knob(c, "b_layout", c.knob_string("b_layout") == "KN" ? "NK" : "KN"));
+  }
+  EXPECT_EQ(task->apply(expert).trace().to_json(), ops::schedule_cpu_default(task->op(), host()).trace().to_json());
   expect_correct(*task, c);
 }
 
@@ -76,7 +102,9 @@ TEST(GemmTemplate, DefaultFollowsTheTargetsVectorWidth) {
   EXPECT_EQ(avx512->space().knob("nr").choices, (std::vector<json>{16, 32, 64}));
   std::unique_ptr<Task> narrow = task_of("dense:M=3,N=7,K=2", Target::parse("llvm -mcpu=haswell"));
   EXPECT_EQ(narrow->default_config().to_json()["knobs"],
-            json::parse(R"({"mr": 3, "nr": 7, "unroll_k": 1, "pack_b": true, "parallel": true})"));
+            json::parse(R"({"mr": 3, "nr": 7, "unroll_k": 1, "pack_b": true, "parallel": true, "b_layout": "NK"})"));
+  EXPECT_EQ(task_of("dense:M=7,N=7,K=2", Target::parse("llvm -mcpu=haswell"))->default_config().knob_string("b_layout"),
+            "KN");
   EXPECT_EQ(narrow->space().knob("mr").choices, (std::vector<json>{1, 2, 3}));
   // N = 20: 1 and 2 vectors, each leaving a tail.
   EXPECT_EQ(task_of("matmul:M=8,N=20,K=4", Target::parse("llvm -mcpu=haswell"))->space().knob("nr").choices,
@@ -85,23 +113,77 @@ TEST(GemmTemplate, DefaultFollowsTheTargetsVectorWidth) {
   EXPECT_EQ(task_of("matmul:M=8,N=8,K=12")->space().knob("unroll_k").choices, (std::vector<json>{1, 2, 4}));
 }
 
+// Only where B is stored [N, K] does the layout of its panels have a choice.
+TEST(GemmTemplate, BLayoutIsAKnobWhereBIsStoredTransposed) {
+  auto names = [](const char* w) {
+    std::unique_ptr<Task> task = task_of(w);
+    std::vector<std::string> names;
+    for (const Knob& k : task->space().knobs()) names.push_back(k.name);
+    return names;
+  };
+  const std::vector<std::string> gemm = {"mr", "nr", "unroll_k", "pack_b", "parallel"};
+  std::vector<std::string> with_layout = gemm;
+  with_layout.push_back("b_layout");
+  EXPECT_EQ(names("matmul:M=8,N=8,K=8"), gemm);
+  EXPECT_EQ(names("matmul:M=8,N=8,K=8,transpose_a=1"), gemm);
+  EXPECT_EQ(names("matmul:M=8,N=8,K=8,transpose_b=1"), with_layout);
+  EXPECT_EQ(names("batch_matmul:B=2,M=8,N=8,K=8,transpose_b=1"), with_layout);
+  EXPECT_EQ(names("dense:M=8,N=8,K=8"), with_layout);
+  EXPECT_EQ(task_of("dense:M=8,N=8,K=8")->space().knob("b_layout").choices, (std::vector<json>{"KN", "NK"}));
+}
+
+// "KN" schedules the op re-expressed: W_pack writes W's K x NR panel as [K, N] under the
+// parallel panel loop, the product reads it there, and dense's epilogue stays fused into
+// the tile (no local accumulator). Without pack_b, W_pack runs whole, in parallel, first.
+TEST(GemmTemplate, TransposedBIsPackedPerPanelByTheOpsOwnStage) {
+  std::unique_ptr<Task> task = task_of("dense:M=24,N=64,K=32,bias=1,act=relu", Target::parse("llvm -mcpu=haswell"));
+  Config c = task->default_config();
+  Schedule s = task->apply(c);
+  const PrimFunc& f = s.func();
+  EXPECT_EQ(f.name, task->op().func.name);
+  ASSERT_EQ(f.params.size(), task->op().func.params.size());
+  for (size_t p = 0; p < f.params.size(); ++p) EXPECT_EQ(f.params[p]->name, task->op().func.params[p]->name);
+  std::vector<LoopRV> pack = s.get_loops(s.get_block("W_pack"));
+  std::vector<LoopRV> gemm = s.get_loops(s.get_block("dense_matmul"));
+  std::vector<LoopRV> epilogue = s.get_loops(s.get_block("dense"));
+  ASSERT_EQ(pack.size(), 3u);  // panel, k, the vectorized columns
+  EXPECT_EQ(s.loop(pack[0]), s.loop(gemm[0]));
+  EXPECT_EQ(s.loop(pack[0]), s.loop(epilogue[0]));
+  EXPECT_EQ(s.loop(pack[0])->for_kind, ForKind::Parallel);
+  EXPECT_EQ(*as_const_int(s.loop(pack[1])->extent), 32);
+  EXPECT_EQ(*as_const_int(s.loop(pack[2])->extent), 16);
+  EXPECT_EQ(s.loop(pack[2])->for_kind, ForKind::Vectorized);
+  std::string printed = to_string(f);
+  EXPECT_EQ(printed.find("dense_matmul.local"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("W_view"), std::string::npos) << printed;  // inlined
+
+  Schedule whole = task->apply(with_knob(c, "pack_b", false));
+  std::vector<LoopRV> root = whole.get_loops(whole.get_block("W_pack"));
+  ASSERT_GE(root.size(), 2u);
+  EXPECT_EQ(whole.loop(root[0])->for_kind, ForKind::Parallel);
+  EXPECT_NE(whole.loop(root[0]), whole.loop(whole.get_loops(whole.get_block("dense_matmul"))[0]));
+}
+
 TEST(GemmTemplate, SampledConfigsAreCorrect) {
   std::mt19937_64 rng(2024);
   for (const char* w : {"matmul:M=37,N=45,K=19", "batch_matmul:B=2,M=11,N=24,K=7,transpose_a=1",
-                        "dense:M=9,N=33,K=12,bias=1,act=sigmoid"}) {
+                        "dense:M=9,N=33,K=12,bias=1,act=sigmoid", "matmul:M=13,N=29,K=8,transpose_b=1",
+                        "batch_matmul:B=3,M=6,N=19,K=6,transpose_a=1,transpose_b=1", "dense:M=1,N=45,K=9"}) {
     expect_sampled_configs_correct(*task_of(w), rng, 3);
   }
 }
 
 TEST(GemmTemplate, EveryNeighbourOfTheDefaultIsCorrect) {
-  std::unique_ptr<Task> task = task_of("dense:M=10,N=20,K=6,bias=1,act=relu");
-  std::vector<Config> neighbours = task->space().neighbours(task->default_config());
-  EXPECT_GE(neighbours.size(), 10u);
-  for (const Config& c : neighbours) expect_correct(*task, c);
+  for (const char* w : {"dense:M=10,N=20,K=6,bias=1,act=relu", "matmul:M=9,N=13,K=4,transpose_b=1"}) {
+    std::unique_ptr<Task> task = task_of(w);
+    std::vector<Config> neighbours = task->space().neighbours(task->default_config());
+    EXPECT_GE(neighbours.size(), 10u);
+    for (const Config& c : neighbours) expect_correct(*task, c);
+  }
 }
 
 // Knob values the draws above may miss: column tiles with a tail, B read in place
-// (transposed too), k unrolled by 8, one thread.
+// (transposed too), B transposed whole before the GEMM, k unrolled by 8, one thread.
 TEST(GemmTemplate, HandPickedConfigsAreCorrect) {
   struct Case {
     const char* workload;
@@ -109,8 +191,17 @@ TEST(GemmTemplate, HandPickedConfigsAreCorrect) {
   };
   const Case cases[] = {
       {"matmul:M=5,N=20,K=16", R"({"mr": 4, "nr": 16, "unroll_k": 8, "pack_b": false, "parallel": false})"},
-      {"matmul:M=9,N=12,K=8,transpose_b=1", R"({"mr": 3, "nr": 8, "unroll_k": 4, "pack_b": false, "parallel": true})"},
+      {"matmul:M=9,N=12,K=8,transpose_b=1",
+       R"({"mr": 3, "nr": 8, "unroll_k": 4, "pack_b": false, "parallel": true, "b_layout": "NK"})"},
       {"batch_matmul:B=3,M=7,N=16,K=4", R"({"mr": 5, "nr": 16, "unroll_k": 2, "pack_b": true, "parallel": false})"},
+      {"dense:M=3,N=21,K=16,bias=1,act=gelu",
+       R"({"mr": 2, "nr": 8, "unroll_k": 8, "pack_b": true, "parallel": false, "b_layout": "KN"})"},
+      {"dense:M=5,N=19,K=6,bias=1",
+       R"({"mr": 4, "nr": 16, "unroll_k": 2, "pack_b": false, "parallel": true, "b_layout": "KN"})"},
+      {"batch_matmul:B=2,M=3,N=12,K=4,transpose_b=1",
+       R"({"mr": 3, "nr": 8, "unroll_k": 4, "pack_b": false, "parallel": false, "b_layout": "KN"})"},
+      {"matmul:M=2,N=40,K=5,transpose_b=1",
+       R"({"mr": 1, "nr": 32, "unroll_k": 1, "pack_b": true, "parallel": true, "b_layout": "KN"})"},
   };
   for (const Case& c : cases) {
     std::unique_ptr<Task> task = task_of(c.workload, Target::parse("llvm -mcpu=haswell"));
@@ -122,6 +213,13 @@ TEST(GemmTemplate, HandPickedConfigsAreCorrect) {
 
 TEST(GemmTemplate, ConfigJsonReplaysTheSameSchedule) {
   expect_config_json_replays_the_same_schedule(*task_of("matmul:M=64,N=64,K=64"));
+  expect_config_json_replays_the_same_schedule(*task_of("dense:M=64,N=48,K=32,bias=1,act=relu"));
+  // The default of a re-expressed op, through its JSON text.
+  std::unique_ptr<Task> task = task_of("matmul:M=17,N=24,K=8,transpose_b=1");
+  Config c = task->default_config();
+  Config back = task->space().from_json(json::parse(c.to_json().dump()));
+  EXPECT_EQ(back, c);
+  EXPECT_EQ(task->apply(back).trace().to_json(), task->apply(c).trace().to_json());
 }
 
 TEST(GemmTemplate, OpsWithoutATemplateAreUserErrors) {
