@@ -2,10 +2,15 @@
 
 #include <cblas.h>
 #include <dnnl.h>
+#include <dnnl_debug.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
+#include <cctype>
+#include <numeric>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace temper::bench {
 
@@ -34,18 +39,59 @@ void check_dnnl(dnnl_status_t status, const char* what) {
   }
 }
 
+// A layout in oneDNN's notation, dimensions named by `letters` ("nchw", "oihw"): outer
+// dimensions by decreasing stride, upper case when also blocked, then the inner blocks
+// ("nChw8c", "OIhw8i8o").
+std::string layout_name(const dnnl_memory_desc_t& md, const char* letters) {
+  if (md.format_kind != dnnl_blocked) return dnnl_fmt_kind2str(md.format_kind);
+  const dnnl_blocking_desc_t& b = md.format_desc.blocking;
+  std::vector<int> order(md.ndims);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return b.strides[x] > b.strides[y]; });
+  std::string name;
+  for (int d : order) {
+    bool blocked = std::find(b.inner_idxs, b.inner_idxs + b.inner_nblks, d) != b.inner_idxs + b.inner_nblks;
+    name += blocked ? static_cast<char>(std::toupper(letters[d])) : letters[d];
+  }
+  for (int i = 0; i < b.inner_nblks; ++i) name += std::to_string(b.inner_blks[i]) + letters[b.inner_idxs[i]];
+  return name;
+}
+
 }  // namespace
 
 struct OnednnConv2d::State {
+  OnednnConvLayout layout;
   dnnl_engine_t engine = nullptr;
   dnnl_stream_t stream = nullptr;
   dnnl_primitive_desc_t pd = nullptr;
   dnnl_primitive_t primitive = nullptr;
+  // What the primitive runs on: the caller's arrays (Plain) or its own buffers (Blocked).
   dnnl_memory_t src = nullptr, weights = nullptr, dst = nullptr, scratchpad = nullptr;
+  // Blocked only: the caller's plain arrays, reordered from and to the buffers above.
+  dnnl_memory_t user_src = nullptr, user_weights = nullptr, user_dst = nullptr;
+
+  void reorder(dnnl_memory_t from, dnnl_memory_t to) {
+    const dnnl_memory_desc_t *from_md, *to_md;
+    check_dnnl(dnnl_memory_get_memory_desc(from, &from_md), "reorder source desc");
+    check_dnnl(dnnl_memory_get_memory_desc(to, &to_md), "reorder destination desc");
+    dnnl_primitive_desc_t reorder_pd;
+    check_dnnl(dnnl_reorder_primitive_desc_create(&reorder_pd, from_md, engine, to_md, engine, nullptr),
+               "dnnl_reorder_primitive_desc_create");
+    dnnl_primitive_t reorder;
+    dnnl_status_t created = dnnl_primitive_create(&reorder, reorder_pd);
+    dnnl_primitive_desc_destroy(reorder_pd);
+    check_dnnl(created, "dnnl_primitive_create (reorder)");
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+    dnnl_status_t executed = dnnl_primitive_execute(reorder, stream, 2, args);
+    if (executed == dnnl_success) executed = dnnl_stream_wait(stream);
+    dnnl_primitive_destroy(reorder);
+    check_dnnl(executed, "dnnl_primitive_execute (reorder)");
+  }
 };
 
-OnednnConv2d::OnednnConv2d(const ConvShape& c) : state_(std::make_unique<State>()) {
+OnednnConv2d::OnednnConv2d(const ConvShape& c, OnednnConvLayout layout) : state_(std::make_unique<State>()) {
   State& st = *state_;
+  st.layout = layout;
   check_dnnl(dnnl_engine_create(&st.engine, dnnl_cpu, 0), "dnnl_engine_create");
   check_dnnl(dnnl_stream_create(&st.stream, st.engine, dnnl_stream_default_flags), "dnnl_stream_create");
   dnnl_dims_t src_dims = {c.N, c.C, c.H, c.W};
@@ -58,9 +104,17 @@ OnednnConv2d::OnednnConv2d(const ConvShape& c) : state_(std::make_unique<State>(
   check_dnnl(dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, dnnl_f32, dnnl_nchw), "src memory desc");
   check_dnnl(dnnl_memory_desc_init_by_tag(&weight_md, 4, weight_dims, dnnl_f32, dnnl_oihw), "weight memory desc");
   check_dnnl(dnnl_memory_desc_init_by_tag(&dst_md, 4, dst_dims, dnnl_f32, dnnl_nchw), "dst memory desc");
+  // Blocked: oneDNN picks the layouts along with the implementation.
+  dnnl_memory_desc_t any_src_md, any_weight_md, any_dst_md;
+  check_dnnl(dnnl_memory_desc_init_by_tag(&any_src_md, 4, src_dims, dnnl_f32, dnnl_format_tag_any), "src desc");
+  check_dnnl(dnnl_memory_desc_init_by_tag(&any_weight_md, 4, weight_dims, dnnl_f32, dnnl_format_tag_any),
+             "weight desc");
+  check_dnnl(dnnl_memory_desc_init_by_tag(&any_dst_md, 4, dst_dims, dnnl_f32, dnnl_format_tag_any), "dst desc");
+  bool blocked = layout == OnednnConvLayout::Blocked;
   dnnl_convolution_desc_t desc;
-  check_dnnl(dnnl_convolution_forward_desc_init(&desc, dnnl_forward_inference, dnnl_convolution_direct, &src_md,
-                                                &weight_md, nullptr, &dst_md, strides, pad_l, pad_r),
+  check_dnnl(dnnl_convolution_forward_desc_init(&desc, dnnl_forward_inference, dnnl_convolution_direct,
+                                                blocked ? &any_src_md : &src_md, blocked ? &any_weight_md : &weight_md,
+                                                nullptr, blocked ? &any_dst_md : &dst_md, strides, pad_l, pad_r),
              "dnnl_convolution_forward_desc_init");
   dnnl_primitive_attr_t attr;
   check_dnnl(dnnl_primitive_attr_create(&attr), "dnnl_primitive_attr_create");
@@ -70,9 +124,22 @@ OnednnConv2d::OnednnConv2d(const ConvShape& c) : state_(std::make_unique<State>(
   dnnl_primitive_attr_destroy(attr);
   check_dnnl(created, "dnnl_primitive_desc_create (convolution)");
   check_dnnl(dnnl_primitive_create(&st.primitive, st.pd), "dnnl_primitive_create");
-  check_dnnl(dnnl_memory_create(&st.src, &src_md, st.engine, DNNL_MEMORY_NONE), "src memory");
-  check_dnnl(dnnl_memory_create(&st.weights, &weight_md, st.engine, DNNL_MEMORY_NONE), "weight memory");
-  check_dnnl(dnnl_memory_create(&st.dst, &dst_md, st.engine, DNNL_MEMORY_NONE), "dst memory");
+  if (blocked) {
+    const dnnl_memory_desc_t* chosen_src = dnnl_primitive_desc_query_md(st.pd, dnnl_query_src_md, 0);
+    const dnnl_memory_desc_t* chosen_weights = dnnl_primitive_desc_query_md(st.pd, dnnl_query_weights_md, 0);
+    const dnnl_memory_desc_t* chosen_dst = dnnl_primitive_desc_query_md(st.pd, dnnl_query_dst_md, 0);
+    check_dnnl(dnnl_memory_create(&st.src, chosen_src, st.engine, DNNL_MEMORY_ALLOCATE), "blocked src memory");
+    check_dnnl(dnnl_memory_create(&st.weights, chosen_weights, st.engine, DNNL_MEMORY_ALLOCATE),
+               "blocked weight memory");
+    check_dnnl(dnnl_memory_create(&st.dst, chosen_dst, st.engine, DNNL_MEMORY_ALLOCATE), "blocked dst memory");
+    check_dnnl(dnnl_memory_create(&st.user_src, &src_md, st.engine, DNNL_MEMORY_NONE), "src memory");
+    check_dnnl(dnnl_memory_create(&st.user_weights, &weight_md, st.engine, DNNL_MEMORY_NONE), "weight memory");
+    check_dnnl(dnnl_memory_create(&st.user_dst, &dst_md, st.engine, DNNL_MEMORY_NONE), "dst memory");
+  } else {
+    check_dnnl(dnnl_memory_create(&st.src, &src_md, st.engine, DNNL_MEMORY_NONE), "src memory");
+    check_dnnl(dnnl_memory_create(&st.weights, &weight_md, st.engine, DNNL_MEMORY_NONE), "weight memory");
+    check_dnnl(dnnl_memory_create(&st.dst, &dst_md, st.engine, DNNL_MEMORY_NONE), "dst memory");
+  }
   const dnnl_memory_desc_t* scratch_md = dnnl_primitive_desc_query_md(st.pd, dnnl_query_scratchpad_md, 0);
   if (scratch_md && dnnl_memory_desc_get_size(scratch_md) > 0) {
     check_dnnl(dnnl_memory_create(&st.scratchpad, scratch_md, st.engine, DNNL_MEMORY_ALLOCATE), "scratchpad memory");
@@ -81,7 +148,7 @@ OnednnConv2d::OnednnConv2d(const ConvShape& c) : state_(std::make_unique<State>(
 
 OnednnConv2d::~OnednnConv2d() {
   State& st = *state_;
-  for (dnnl_memory_t m : {st.src, st.weights, st.dst, st.scratchpad}) {
+  for (dnnl_memory_t m : {st.src, st.weights, st.dst, st.scratchpad, st.user_src, st.user_weights, st.user_dst}) {
     if (m) dnnl_memory_destroy(m);
   }
   if (st.primitive) dnnl_primitive_destroy(st.primitive);
@@ -90,11 +157,23 @@ OnednnConv2d::~OnednnConv2d() {
   if (st.engine) dnnl_engine_destroy(st.engine);
 }
 
-void OnednnConv2d::run(const float* input, const float* weight, float* output) {
+void OnednnConv2d::bind(const float* input, const float* weight, float* output) {
   State& st = *state_;
-  check_dnnl(dnnl_memory_set_data_handle(st.src, const_cast<float*>(input)), "set src");
-  check_dnnl(dnnl_memory_set_data_handle(st.weights, const_cast<float*>(weight)), "set weights");
-  check_dnnl(dnnl_memory_set_data_handle(st.dst, output), "set dst");
+  if (st.layout == OnednnConvLayout::Plain) {
+    check_dnnl(dnnl_memory_set_data_handle(st.src, const_cast<float*>(input)), "set src");
+    check_dnnl(dnnl_memory_set_data_handle(st.weights, const_cast<float*>(weight)), "set weights");
+    check_dnnl(dnnl_memory_set_data_handle(st.dst, output), "set dst");
+    return;
+  }
+  check_dnnl(dnnl_memory_set_data_handle(st.user_src, const_cast<float*>(input)), "set src");
+  check_dnnl(dnnl_memory_set_data_handle(st.user_weights, const_cast<float*>(weight)), "set weights");
+  check_dnnl(dnnl_memory_set_data_handle(st.user_dst, output), "set dst");
+  st.reorder(st.user_src, st.src);
+  st.reorder(st.user_weights, st.weights);
+}
+
+void OnednnConv2d::run() {
+  State& st = *state_;
   dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, st.src},
                              {DNNL_ARG_WEIGHTS, st.weights},
                              {DNNL_ARG_DST, st.dst},
@@ -104,10 +183,22 @@ void OnednnConv2d::run(const float* input, const float* weight, float* output) {
   check_dnnl(dnnl_stream_wait(st.stream), "dnnl_stream_wait");
 }
 
+void OnednnConv2d::fetch_output() {
+  State& st = *state_;
+  if (st.layout == OnednnConvLayout::Blocked) st.reorder(st.dst, st.user_dst);
+}
+
 std::string OnednnConv2d::implementation() const {
+  const State& st = *state_;
   const char* info = nullptr;
-  check_dnnl(dnnl_primitive_desc_query(state_->pd, dnnl_query_impl_info_str, 0, &info), "impl info");
-  return info ? info : "?";
+  check_dnnl(dnnl_primitive_desc_query(st.pd, dnnl_query_impl_info_str, 0, &info), "impl info");
+  std::string text = info ? info : "?";
+  if (st.layout == OnednnConvLayout::Blocked) {
+    text += " src=" + layout_name(*dnnl_primitive_desc_query_md(st.pd, dnnl_query_src_md, 0), "nchw");
+    text += " weights=" + layout_name(*dnnl_primitive_desc_query_md(st.pd, dnnl_query_weights_md, 0), "oihw");
+    text += " dst=" + layout_name(*dnnl_primitive_desc_query_md(st.pd, dnnl_query_dst_md, 0), "nchw");
+  }
+  return text;
 }
 
 }  // namespace temper::bench

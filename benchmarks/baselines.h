@@ -1,6 +1,6 @@
 // The vendor kernels Temper is compared against. GEMMs behind one signature:
 // C[M,N] = A[M,K] * B[K,N], fp32, row-major, on all cores. Convolution: oneDNN's
-// convolution primitive on plain NCHW data, built once and run many times.
+// convolution primitive on plain NCHW data, or on its preferred blocked layouts.
 #pragma once
 
 #include <cstdint>
@@ -23,18 +23,38 @@ struct ConvShape {
   int64_t Q() const { return (W + pad_left + pad_right - S) / stride_w + 1; }
 };
 
-// oneDNN's direct convolution primitive, forward inference, with every tensor in the
-// plain layouts above (nchw, oihw): the same data Temper's conv2d takes, so no reorder
-// is left out of the comparison. oneDNN picks its implementation for those layouts.
+// Which layouts OnednnConv2d runs oneDNN's convolution on.
+enum class OnednnConvLayout {
+  // The plain layouts above (nchw, oihw): the same data Temper's conv2d takes, so no
+  // reorder is left out of the comparison. For these oneDNN picks im2col + GEMM.
+  Plain,
+  // The layouts oneDNN prefers (format_tag_any: nChw8c, OIhw8i8o, ... on AVX2) and its
+  // direct convolution for them: its best case, as in a framework that pre-packs the
+  // weights and keeps activations blocked from layer to layer. The reorders into and out
+  // of those layouts happen in bind() and fetch_output(), outside run().
+  Blocked,
+};
+
+// oneDNN's convolution primitive, forward inference, built once and run many times:
+//   bind(input, weight, output);  run(); ... run();  fetch_output();
 class OnednnConv2d {
  public:
-  explicit OnednnConv2d(const ConvShape& shape);
+  explicit OnednnConv2d(const ConvShape& shape, OnednnConvLayout layout = OnednnConvLayout::Plain);
   ~OnednnConv2d();
   OnednnConv2d(const OnednnConv2d&) = delete;
   OnednnConv2d& operator=(const OnednnConv2d&) = delete;
 
-  void run(const float* input, const float* weight, float* output);
-  // The implementation oneDNN chose ("gemm:jit", "jit:avx2", ...).
+  // The plain nchw input, oihw weight and nchw output the convolution reads and writes.
+  // Plain uses them in place. Blocked reorders input and weight into its own buffers here,
+  // so later changes to them are seen only after the next bind().
+  void bind(const float* input, const float* weight, float* output);
+  // The convolution alone, on the bound data: what a benchmark times.
+  void run();
+  // Leaves the result of the last run() in the bound output (nchw): a reorder for Blocked,
+  // nothing to do for Plain, which writes there directly.
+  void fetch_output();
+  // What oneDNN chose: the implementation ("gemm:jit", "jit:avx2", ...) and, for Blocked,
+  // the layouts ("jit:avx2 src=nChw8c weights=OIhw8i8o dst=nChw8c").
   std::string implementation() const;
 
  private:

@@ -1,8 +1,9 @@
 // fp32 conv2d on all cores: the conv2d template's default config (and, with --tune, the
 // fastest config of a quick scan of its space) next to oneDNN's convolution primitive on
-// the same plain NCHW data, for the 3x3 layers of ResNet-18. Rounds are interleaved so
-// that a burst of load on this shared machine hits every contender alike; prints GFLOP/s
-// (median over rounds) and the ratio to oneDNN.
+// the same plain NCHW data, and on the blocked layouts oneDNN prefers (data reordered
+// once, outside the timing: its best case), for the 3x3 layers of ResNet-18. Rounds are
+// interleaved so that a burst of load on this shared machine hits every contender alike;
+// prints GFLOP/s (median over rounds) and the ratios to both oneDNN variants.
 //
 //   conv_templates [--rounds N] [--tune N] [--workloads w1;w2;...]
 //
@@ -104,17 +105,26 @@ void run_workload(const std::string& text, int rounds, int tune_samples) {
   const float* weight = args[1]->data_as<float>();
   float* output = args[2]->data_as<float>();
 
-  OnednnConv2d onednn(conv_shape(w));
-  args[2]->fill(0);
-  onednn.run(input, weight, output);
-  Comparison cmp = ops::check_outputs(data);
-  if (!cmp.ok()) throw UserError(str("oneDNN disagrees with the reference on ", text, ": ", cmp.message));
+  OnednnConv2d onednn(conv_shape(w), OnednnConvLayout::Plain);
+  OnednnConv2d onednn_blocked(conv_shape(w), OnednnConvLayout::Blocked);
+  for (OnednnConv2d* conv : {&onednn, &onednn_blocked}) {
+    args[2]->fill(0);
+    conv->bind(input, weight, output);
+    conv->run();
+    conv->fetch_output();
+    Comparison cmp = ops::check_outputs(data);
+    if (!cmp.ok()) {
+      throw UserError(
+          str("oneDNN (", conv->implementation(), ") disagrees with the reference on ", text, ": ", cmp.message));
+    }
+  }
 
   Config default_config = task->default_config();
   std::vector<Contender> all;
   PackedFunc f_default = compile_checked(*task, default_config, data);
   all.push_back({"temper_default", [f_default, args] { f_default(args); }, {}});
-  all.push_back({"onednn", [&] { onednn.run(input, weight, output); }, {}});
+  all.push_back({"onednn", [&] { onednn.run(); }, {}});
+  all.push_back({"onednn_blocked", [&] { onednn_blocked.run(); }, {}});
   Config best = default_config;
   if (tune_samples > 0) {
     best = quick_scan(*task, tune_samples, data);
@@ -129,15 +139,18 @@ void run_workload(const std::string& text, int rounds, int tune_samples) {
 
   double flops = task->op().flops;
   double onednn_s = median(all[1].round_seconds);
-  std::printf("\n%s (%d rounds, medians; load %.2f before; oneDNN %s)\n", text.c_str(), rounds, load,
-              onednn.implementation().c_str());
-  std::printf("  %-15s %10s %10s  %s\n", "kernel", "GFLOP/s", "vs_onednn", "config");
+  double blocked_s = median(all[2].round_seconds);
+  std::printf("\n%s (%d rounds, medians; load %.2f before)\n", text.c_str(), rounds, load);
+  std::printf("  oneDNN plain: %s; blocked: %s\n", onednn.implementation().c_str(),
+              onednn_blocked.implementation().c_str());
+  std::printf("  %-15s %10s %10s %10s  %s\n", "kernel", "GFLOP/s", "vs_onednn", "vs_blocked", "config");
   for (const Contender& k : all) {
     double t = median(k.round_seconds);
     std::string config = k.name == "temper_default" ? default_config.to_string()
                          : k.name == "temper_tuned" ? best.to_string()
                                                     : "-";
-    std::printf("  %-15s %10.1f %10.3f  %s\n", k.name.c_str(), flops / t * 1e-9, onednn_s / t, config.c_str());
+    std::printf("  %-15s %10.1f %10.3f %10.3f  %s\n", k.name.c_str(), flops / t * 1e-9, onednn_s / t, blocked_s / t,
+                config.c_str());
   }
   std::fflush(stdout);
 }
@@ -176,8 +189,10 @@ int main(int argc, char** argv) {
             str("unknown argument '", arg, "'; usage: conv_templates [--rounds N] [--tune N] [--workloads w1;w2;...]"));
       }
     }
-    std::printf("fp32 conv2d (NCHW), %d threads; Temper target llvm -mcpu=native; oneDNN on nchw/oihw data\n",
-                temper_get_num_threads());
+    std::printf(
+        "fp32 conv2d (NCHW), %d threads; Temper target llvm -mcpu=native; oneDNN on nchw/oihw data and on its blocked "
+        "layouts\n",
+        temper_get_num_threads());
     for (const std::string& w : workloads) bench::run_workload(w, rounds, tune_samples);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "conv_templates: error: %s\n", e.what());

@@ -2,7 +2,8 @@
 // two ResNet-18 3x3 conv2d layers, the same trial budget each, every measurement logged
 // to a SQLite file. Then each tuner's best schedule is built and timed in this process,
 // interleaved round by round with oneDNN (dnnl_sgemm; the convolution primitive on the
-// same NCHW data), after checking its output against the reference.
+// same NCHW data and, as oneDNN's best case, on its blocked layouts with the data
+// reordered once outside the timing), after checking its output against the reference.
 //
 // Prints per workload and tuner: the best GFLOP/s (re-timed side by side with oneDNN) and
 // the ratio, the trials the tuner needed to reach 90% of its own best, measurement
@@ -64,22 +65,39 @@ struct TunerRun {
   double tuned_s = 0;    // re-timed in this process (median over rounds)
 };
 
-// oneDNN's kernel for the workload, on the same inputs and into the same output arrays.
-std::function<void()> onednn_kernel(const ops::Workload& w, ops::OpData& data, std::unique_ptr<OnednnConv2d>& conv) {
-  const float* in0 = data.inputs[0].data_as<float>();
-  const float* in1 = data.inputs[1].data_as<float>();
-  float* out = data.outputs[0].data_as<float>();
-  if (w.op == "matmul") {
-    int M = w.get_int("M"), N = w.get_int("N"), K = w.get_int("K");
-    return [=] { onednn_sgemm(M, N, K, in0, in1, out); };
-  }
-  ConvShape s{w.get_int("N"), w.get_int("C"), w.get_int("H"), w.get_int("W"), w.get_int("K"), w.get_int("R"),
-              w.get_int("S")};
+// oneDNN's convolution for a conv2d workload on `layout`, bound to data's arrays.
+std::unique_ptr<OnednnConv2d> onednn_conv(const ops::Workload& w, ops::OpData& data, OnednnConvLayout layout) {
+  ConvShape s{w.get_int("N"), w.get_int("C"), w.get_int("H"), w.get_int("W"),
+              w.get_int("K"), w.get_int("R"), w.get_int("S")};
   s.stride_h = s.stride_w = w.get_ints("stride")[0];
   s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = w.get_ints("pad")[0];
-  conv = std::make_unique<OnednnConv2d>(s);
-  OnednnConv2d* c = conv.get();
-  return [=] { c->run(in0, in1, out); };
+  auto conv = std::make_unique<OnednnConv2d>(s, layout);
+  conv->bind(data.inputs[0].data_as<float>(), data.inputs[1].data_as<float>(), data.outputs[0].data_as<float>());
+  return conv;
+}
+
+// oneDNN's kernel for the workload, on the same inputs and into the same output arrays:
+// dnnl_sgemm, or the convolution `conv` (which stays alive while the kernel is used).
+std::function<void()> onednn_kernel(const ops::Workload& w, ops::OpData& data, OnednnConv2d* conv) {
+  if (conv) return [conv] { conv->run(); };
+  const float* a = data.inputs[0].data_as<float>();
+  const float* b = data.inputs[1].data_as<float>();
+  float* c = data.outputs[0].data_as<float>();
+  int M = w.get_int("M"), N = w.get_int("N"), K = w.get_int("K");
+  return [=] { onednn_sgemm(M, N, K, a, b, c); };
+}
+
+// Runs the oneDNN kernel once on a cleared output and checks that against the reference.
+void check_onednn(const std::function<void()>& kernel, OnednnConv2d* conv, ops::OpData& data,
+                  const std::string& label) {
+  data.outputs[0].fill(0);
+  kernel();
+  if (conv) conv->fetch_output();
+  Comparison c = check_outputs(data);
+  if (!c.ok()) {
+    std::string which = conv ? " (" + conv->implementation() + ")" : "";
+    throw UserError(str("oneDNN", which, " disagrees with the reference on ", label, ": ", c.message));
+  }
 }
 
 void run_workload(const std::string& label, const std::vector<std::string>& tuners, int trials, int rounds,
@@ -133,41 +151,61 @@ void run_workload(const std::string& label, const std::vector<std::string>& tune
     kernels.push_back(f);
     modules.push_back(std::move(built.module));
   }
-  std::unique_ptr<OnednnConv2d> conv;
-  std::function<void()> onednn = onednn_kernel(workload, data, conv);
-  onednn();
-  Comparison c = check_outputs(data);
-  if (!c.ok()) throw UserError(str("oneDNN disagrees with the reference on ", label, ": ", c.message));
+  // The convolution on plain and on blocked layouts; the matmul has only dnnl_sgemm.
+  std::unique_ptr<OnednnConv2d> conv, conv_blocked;
+  if (workload.op == "conv2d") {
+    conv = onednn_conv(workload, data, OnednnConvLayout::Plain);
+    conv_blocked = onednn_conv(workload, data, OnednnConvLayout::Blocked);
+  }
+  std::function<void()> onednn = onednn_kernel(workload, data, conv.get());
+  check_onednn(onednn, conv.get(), data, label);
+  std::function<void()> onednn_blocked;
+  if (conv_blocked) {
+    onednn_blocked = onednn_kernel(workload, data, conv_blocked.get());
+    check_onednn(onednn_blocked, conv_blocked.get(), data, label);
+  }
 
   wait_for_idle_cpu();
-  std::vector<std::vector<double>> times(runs.size() + 1);
+  std::vector<std::vector<double>> times(runs.size());
+  std::vector<double> onednn_times, blocked_times;
   for (int r = 0; r < rounds; ++r) {
     for (size_t k = 0; k < runs.size(); ++k) {
       PackedFunc f = kernels[k];
       times[k].push_back(time_function([&] { f(args); }, 3, 50).median_s);
     }
-    times.back().push_back(time_function(onednn, 3, 50).median_s);
+    onednn_times.push_back(time_function(onednn, 3, 50).median_s);
+    if (onednn_blocked) blocked_times.push_back(time_function(onednn_blocked, 3, 50).median_s);
   }
-  double onednn_s = median(times.back());
+  double onednn_s = median(onednn_times);
   double gf = op.flops * 1e-9;
-  std::printf("  %-8s %10s %10s %14s %12s %10s %10s\n", "tuner", "GFLOP/s", "vs_onednn", "trials_to_90%",
-              "cand/min", "compile%", "timing%");
+  std::printf("  %-14s %10s %10s %14s %12s %10s %10s\n", "tuner", "GFLOP/s", "vs_onednn", "trials_to_90%", "cand/min",
+              "compile%", "timing%");
   for (size_t k = 0; k < runs.size(); ++k) {
     const search::TuneResult& r = runs[k].result;
     double t = median(times[k]);
-    std::printf("  %-8s %10.2f %10.3f %14d %12.1f %9.0f%% %9.0f%%\n", runs[k].tuner.c_str(), gf / t, onednn_s / t,
+    std::printf("  %-14s %10.2f %10.3f %14d %12.1f %9.0f%% %9.0f%%\n", runs[k].tuner.c_str(), gf / t, onednn_s / t,
                 runs[k].trials_to_90, r.trials_measured / r.wall_s * 60, 100 * r.compile_s / r.wall_s,
                 100 * r.run_s / r.wall_s);
   }
-  std::printf("  %-8s %10.2f %10.3f", "onednn", gf / onednn_s, 1.0);
+  std::printf("  %-14s %10.2f %10.3f", "onednn", gf / onednn_s, 1.0);
   if (conv) std::printf("   (%s)", conv->implementation().c_str());
   std::printf("\n");
+  if (conv_blocked) {
+    std::printf("  %-14s %10.2f %10.3f   (%s)\n", "onednn_blocked", gf / median(blocked_times),
+                onednn_s / median(blocked_times), conv_blocked->implementation().c_str());
+  }
   size_t best = 0;
   for (size_t k = 1; k < runs.size(); ++k) {
     if (median(times[k]) < median(times[best])) best = k;
   }
-  std::printf("%s best_tuner=%s best_gflops=%.1f onednn_gflops=%.1f vs_onednn=%.3f\n", label.c_str(),
-              runs[best].tuner.c_str(), gf / median(times[best]), gf / onednn_s, onednn_s / median(times[best]));
+  double best_s = median(times[best]);
+  std::printf("%s best_tuner=%s best_gflops=%.1f onednn_gflops=%.1f vs_onednn=%.3f", label.c_str(),
+              runs[best].tuner.c_str(), gf / best_s, gf / onednn_s, onednn_s / best_s);
+  if (conv_blocked) {
+    double blocked_s = median(blocked_times);
+    std::printf(" onednn_blocked_gflops=%.1f vs_onednn_blocked=%.3f", gf / blocked_s, blocked_s / best_s);
+  }
+  std::printf("\n");
   std::fflush(stdout);
 }
 
