@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +33,23 @@ std::string ensure_openblas_coretype(char** argv) {
   execv("/proc/self/exe", argv);
   std::perror("re-executing with OPENBLAS_CORETYPE set");  // only reached if execv failed
   return type;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+std::vector<std::string> split_list(const std::string& text, char separator) {
+  std::vector<std::string> items;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find(separator, pos);
+    if (end == std::string::npos) end = text.size();
+    if (end > pos) items.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return items;
 }
 
 }  // namespace temper::bench

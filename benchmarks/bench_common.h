@@ -1,8 +1,10 @@
-// Helpers shared by the benchmarks: a wait for an idle CPU (the machines are shared) and
-// the choice of OpenBLAS core type. Timing itself is compiler/runtime/timer.h's.
+// Helpers shared by the benchmarks: a wait for an idle CPU (the machines are shared), the
+// choice of OpenBLAS core type, medians and list options. Timing itself is
+// compiler/runtime/timer.h's.
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace temper::bench {
 
@@ -16,5 +18,11 @@ double wait_for_idle_cpu(double max_wait_s = 30);
 // (SkylakeX on AVX-512 machines, Haswell on AVX2) and re-executes the program, so that
 // the figures are OpenBLAS's real ones. Returns the value in force.
 std::string ensure_openblas_coretype(char** argv);
+
+// The median of a benchmark's round times.
+double median(std::vector<double> values);
+
+// "a,b,c" -> {"a", "b", "c"} (empty items dropped), for list-valued options.
+std::vector<std::string> split_list(const std::string& text, char separator);
 
 }  // namespace temper::bench

@@ -43,11 +43,6 @@ struct Contender {
   std::vector<double> round_seconds;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 Target host() {
   return Target::parse("llvm -mcpu=native");
 }
@@ -155,18 +150,6 @@ void run_workload(const std::string& text, int rounds, int tune_samples) {
   std::fflush(stdout);
 }
 
-std::vector<std::string> split_workloads(const std::string& text) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t end = text.find(';', pos);
-    if (end == std::string::npos) end = text.size();
-    if (end > pos) out.push_back(text.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return out;
-}
-
 }  // namespace
 }  // namespace temper::bench
 
@@ -183,7 +166,7 @@ int main(int argc, char** argv) {
       } else if (arg == "--tune" && i + 1 < argc) {
         tune_samples = std::max(0, std::atoi(argv[++i]));
       } else if (arg == "--workloads" && i + 1 < argc) {
-        workloads = bench::split_workloads(argv[++i]);
+        workloads = bench::split_list(argv[++i], ';');
       } else {
         throw UserError(
             str("unknown argument '", arg, "'; usage: conv_templates [--rounds N] [--tune N] [--workloads w1;w2;...]"));

@@ -37,11 +37,6 @@ struct Contender {
   double compile_seconds = -1;  // JIT compile time, Temper's kernels only
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 std::vector<Shape> parse_shapes(const std::string& text) {
   std::vector<Shape> shapes;
   size_t pos = 0;

@@ -41,23 +41,6 @@ const std::map<std::string, std::string> kWorkloads = {
     {"conv28", "conv2d:N=1,C=128,H=28,W=28,K=128,R=3,S=3,stride=1,pad=1"},
 };
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> items;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t end = text.find(',', pos);
-    if (end == std::string::npos) end = text.size();
-    if (end > pos) items.push_back(text.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return items;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 struct TunerRun {
   std::string tuner;
   search::TuneResult result;
@@ -231,9 +214,9 @@ int main(int argc, char** argv) {
       } else if (arg == "--rounds" && has_value) {
         rounds = std::max(1, std::atoi(argv[++i]));
       } else if (arg == "--tuners" && has_value) {
-        tuners = bench::split_list(argv[++i]);
+        tuners = bench::split_list(argv[++i], ',');
       } else if (arg == "--workloads" && has_value) {
-        workloads = bench::split_list(argv[++i]);
+        workloads = bench::split_list(argv[++i], ',');
       } else if (arg == "--log-dir" && has_value) {
         log_dir = argv[++i];
       } else {
