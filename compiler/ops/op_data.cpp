@@ -1,5 +1,7 @@
 #include "compiler/ops/op_data.h"
 
+#include <limits>
+
 namespace temper::ops {
 
 std::vector<NDArray*> OpData::args() {
@@ -58,7 +60,9 @@ Comparison check_outputs(const OpData& data) {
 }
 
 Comparison run_and_check(const PackedFunc& f, OpData& data) {
-  for (NDArray& o : data.outputs) o.fill(0);
+  // Outputs start as values no correct function leaves behind (NaN; for integers a number
+  // far outside any result of the test data), so an element it never writes is caught.
+  for (NDArray& o : data.outputs) o.fill(o.dtype().is_float() ? std::numeric_limits<double>::quiet_NaN() : -123456789);
   f(data.args());
   return check_outputs(data);
 }

@@ -29,7 +29,8 @@ OpData make_op_data(const OpInstance& op, uint64_t seed = 0);
 // sums whose order differs from the reference's.
 Comparison check_outputs(const OpData& data);
 
-// Runs f on data and checks its outputs; the Comparison says what differed.
+// Runs f on data and checks its outputs; the Comparison says what differed. Outputs are
+// poisoned first (NaN, or an out-of-range integer), so an element f never writes fails.
 Comparison run_and_check(const PackedFunc& f, OpData& data);
 
 }  // namespace temper::ops

@@ -150,5 +150,20 @@ TEST(OpsUnderSchedules, SchedulesHaveTheirStructure) {
   EXPECT_TRUE(has_compute_at) << s.func();
 }
 
+// A function that returns without writing its output.
+int32_t writes_nothing(const TemperTensor*, int32_t) { return 0; }
+
+TEST(RunAndCheck, AnOutputElementTheFunctionNeverWritesIsAMismatch) {
+  for (const char* dtype : {"float32", "int32"}) {
+    ops::OpInstance op = ops::instantiate(ops::Workload::parse(str("relu:shape=4x8,dtype=", dtype)));
+    ops::OpData data = ops::make_op_data(op, 1);
+    // Negative inputs: every expected output is 0, which a zero-filled output would match.
+    data.inputs[0].fill(-1.0);
+    data.expected[0].fill(0.0);
+    Comparison c = ops::run_and_check(PackedFunc("relu", writes_nothing, nullptr), data);
+    EXPECT_EQ(c.mismatches, 32) << dtype << ": " << c.message;
+  }
+}
+
 }  // namespace
 }  // namespace temper
