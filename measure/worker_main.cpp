@@ -6,13 +6,16 @@
 //
 // The test data of the last workload is kept (its reference outputs are costly for big
 // ops); a candidate's library is unloaded once it is measured, so memory stays bounded
-// over thousands of candidates.
+// over thousands of candidates. A candidate that writes into its inputs is a wrong result,
+// and the inputs are restored from a pristine copy before the next one.
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -27,12 +30,29 @@
 namespace temper::measure {
 namespace {
 
-// A workload's operator and test data: random inputs and the reference's outputs.
+// A workload's operator and test data: random inputs and the reference's outputs, and a
+// pristine copy of the inputs to tell whether a candidate wrote into them.
 struct WorkloadData {
   std::string workload;
   ops::OpInstance op;
   ops::OpData data;
+  std::vector<NDArray> pristine_inputs;
 };
+
+// A candidate that writes into an input would make every later check of this workload
+// compare against data the reference never saw: it is a wrong result, and the inputs are
+// restored.
+std::optional<std::string> restore_inputs(WorkloadData& w) {
+  std::optional<std::string> written;
+  for (size_t i = 0; i < w.data.inputs.size(); ++i) {
+    NDArray& in = w.data.inputs[i];
+    const NDArray& clean = w.pristine_inputs[i];
+    if (std::memcmp(in.data(), clean.data(), clean.nbytes()) == 0) continue;
+    if (!written) written = str("the function wrote into its input ", w.op.inputs[i].name());
+    in.copy_from(clean);
+  }
+  return written;
+}
 
 WorkerReply failure(MeasureError error, const std::string& message) {
   WorkerReply reply;
@@ -68,11 +88,16 @@ class Worker {
       return failure(MeasureError::InstantiationError, str("workload ", request.workload, ": ", e.what()));
     }
     write_line(out_, encode_ready());
+    WorkerReply reply;
     try {
-      return run(request, current_->data);
+      reply = run(request, current_->data);
     } catch (const std::exception& e) {
-      return failure(MeasureError::RuntimeError, e.what());
+      reply = failure(MeasureError::RuntimeError, e.what());
     }
+    if (std::optional<std::string> written = restore_inputs(*current_)) {
+      return failure(MeasureError::WrongResult, *written);
+    }
+    return reply;
   }
 
   void prepare(const std::string& workload) {
@@ -82,6 +107,7 @@ class Worker {
     w->workload = workload;
     w->op = ops::instantiate(ops::Workload::parse(workload));
     w->data = ops::make_op_data(w->op);
+    for (const NDArray& in : w->data.inputs) w->pristine_inputs.push_back(in.copy());
     current_ = std::move(w);
   }
 

@@ -58,6 +58,13 @@ int32_t temper_fn_hangs(const TemperTensor* args, int32_t num_args) {
   return 0;
 }
 
+/* Correct output, but it scribbles over A on the way. */
+int32_t temper_fn_writes_input(const TemperTensor* args, int32_t num_args) {
+  int32_t status = temper_fn_good(args, num_args);
+  ((float*)args[0].data)[5] = 1e6f;
+  return status;
+}
+
 int32_t temper_fn_reports_error(const TemperTensor* args, int32_t num_args) {
   temper_set_last_error("reports_error: the tile does not fit");
   return -1;
@@ -187,6 +194,18 @@ TEST_F(MeasureFaults, ErrorsTheWorkerSurvivesKeepTheWorker) {
   // One worker served the whole batch.
   EXPECT_EQ(runner.run({input()}, {artifact("good")})[0].error, MeasureError::None);
   EXPECT_EQ(runner.worker_pid(), pid);
+}
+
+// A candidate that writes into its input is wrong even when its output is right, and the
+// candidates after it are checked against the untouched inputs.
+TEST_F(MeasureFaults, WritingIntoAnInputIsAWrongResultAndTheInputIsRestored) {
+  Runner runner(options());
+  std::vector<MeasureResult> results =
+      runner.run({input(), input(), input()}, {artifact("good"), artifact("writes_input"), artifact("good")});
+  EXPECT_EQ(results[0].error, MeasureError::None) << results[0].message;
+  EXPECT_EQ(results[1].error, MeasureError::WrongResult);
+  EXPECT_NE(results[1].message.find("wrote into its input A"), std::string::npos) << results[1].message;
+  EXPECT_EQ(results[2].error, MeasureError::None) << results[2].message;
 }
 
 // Several faults in one batch, back to back: each costs only itself.
