@@ -2,6 +2,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/workload_schedule.h"
 #include "compiler/codegen/build.h"

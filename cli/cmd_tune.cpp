@@ -5,12 +5,11 @@
 #include <cstdlib>
 #include <csignal>
 #include <cstdio>
-#include <iostream>
 #include <thread>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/duration.h"
-#include "cli/workload_schedule.h"
 #include "search/tune.h"
 #include "tuning_db/sqlite_database.h"
 

@@ -3,14 +3,12 @@
 // default).
 #pragma once
 
-#include <optional>
 #include <string>
 
 #include <boost/program_options.hpp>
 
 #include "compiler/ops/workload.h"
 #include "compiler/schedule/schedule.h"
-#include "cli/command_line.h"
 #include "compiler/target/target.h"
 
 namespace temper::cli {

@@ -20,7 +20,7 @@ RandomTuner::RandomTuner(const schedule_space::ConfigSpace& space, uint64_t seed
 
 std::vector<schedule_space::Config> RandomTuner::next_batch(int n) {
   std::vector<schedule_space::Config> batch;
-  if (!order_.empty() || space_.size() == 0) {
+  if (space_.size() <= kEnumerateLimit) {
     while (static_cast<int>(batch.size()) < n && next_ < order_.size()) {
       schedule_space::Config c = space_.get(order_[next_++]);
       if (visited(c) || !space_.is_valid(c)) continue;
