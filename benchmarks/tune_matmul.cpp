@@ -104,7 +104,7 @@ void run_workload(const std::string& label, const std::vector<std::string>& tune
     std::string path = log_dir + "/" + label + "_" + name + ".db";
     std::filesystem::remove(path);
     tuning_db::SQLiteDatabase db(path);
-    std::unique_ptr<search::Tuner> tuner = search::make_tuner(name, task->space(), 0);
+    std::unique_ptr<search::Tuner> tuner = search::make_tuner(name, *task, 0);
     wait_for_idle_cpu();
     TunerRun run{name, search::tune(*task, *tuner, builder, runner, db, options)};
     const std::vector<double>& curve = run.result.best_curve;

@@ -118,7 +118,7 @@ int cmd_tune(const std::vector<std::string>& args) {
   ops::Workload workload = ops::Workload::parse(workload_text);
   Target target = Target::parse(target_text);
   std::unique_ptr<schedule_space::Task> task = schedule_space::Task::create(workload, target);
-  std::unique_ptr<search::Tuner> tuner = search::make_tuner(tuner_name, task->space(), seed);
+  std::unique_ptr<search::Tuner> tuner = search::make_tuner(tuner_name, *task, seed);
   tuning_db::SQLiteDatabase db(db_path);
   measure::Builder builder(builder_options);
   measure::Runner runner(runner_options);

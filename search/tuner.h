@@ -7,6 +7,8 @@
 //   grid    every valid config in index order
 //   ga      a genetic search: a population of the best configs so far, children by
 //           uniform crossover of two parents picked by fitness, mutated knob by knob
+//   xgb     model-guided: an XGBoost cost model ranks configs by the features of their
+//           lowered code, simulated annealing finds the best-ranked (model_tuner.h)
 //
 // Every tuner takes an explicit seed: the same seed, space and results give the same
 // proposals.
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "schedule_space/config_space.h"
+#include "schedule_space/template.h"
 
 namespace temper::search {
 
@@ -45,8 +48,12 @@ class Tuner {
   std::unordered_set<int64_t> visited_;
 };
 
-// "random", "grid" or "ga"; UserError naming the known tuners for any other name.
-std::unique_ptr<Tuner> make_tuner(const std::string& name, const schedule_space::ConfigSpace& space, uint64_t seed);
+// Any of tuner_names() for the task; UserError naming the known tuners for another name.
+// "xgb" starts with an untrained model (ModelTuner takes a pre-trained one).
+std::unique_ptr<Tuner> make_tuner(const std::string& name, const schedule_space::Task& task, uint64_t seed);
+// The tuners that need only the space (random, grid, ga); UserError for another name.
+std::unique_ptr<Tuner> make_space_tuner(const std::string& name, const schedule_space::ConfigSpace& space,
+                                        uint64_t seed);
 // The names make_tuner accepts.
 const std::vector<std::string>& tuner_names();
 

@@ -44,7 +44,7 @@ TEST(ReadmeExample, TuningJobLogsTrialsAndABuildAppliesTheBest) {
   std::remove(path.c_str());
   auto task = schedule_space::Task::create(ops::Workload::parse("matmul:M=512,N=512,K=512"),
                                            Target::parse("llvm -mcpu=native"));
-  auto tuner = search::make_tuner("ga", task->space(), /*seed=*/0);
+  auto tuner = search::make_tuner("ga", *task, /*seed=*/0);
   tuning_db::SQLiteDatabase db(path);
   measure::Builder builder;
   measure::Runner runner;

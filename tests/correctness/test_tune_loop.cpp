@@ -32,7 +32,7 @@ struct Job {
   explicit Job(const std::string& workload) : task(schedule_space::Task::create(ops::Workload::parse(workload), kTarget)) {}
 
   TuneResult run(const std::string& tuner_name, TuneOptions options, const std::atomic<bool>* stop = nullptr) {
-    std::unique_ptr<Tuner> tuner = make_tuner(tuner_name, task->space(), 1);
+    std::unique_ptr<Tuner> tuner = make_tuner(tuner_name, *task, 1);
     return tune(*task, *tuner, builder, runner, db, options, {}, stop);
   }
   std::set<int64_t> logged_configs() {
@@ -95,7 +95,7 @@ TEST(TuneLoop, AStopRequestEndsTheJobAfterTheCurrentBatch) {
   stop = false;
   std::atomic<bool> later{false};
   // Ask for the stop from the progress callback after the first batch.
-  std::unique_ptr<Tuner> tuner = make_tuner("random", job.task->space(), 1);
+  std::unique_ptr<Tuner> tuner = make_tuner("random", *job.task, 1);
   r = tune(*job.task, *tuner, job.builder, job.runner, job.db, trials(50, 3),
            [&](const TuneProgress& p) { later = p.trials_done > 0; }, &later);
   EXPECT_EQ(r.stop_reason, "stopped on request");

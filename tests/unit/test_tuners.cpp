@@ -63,7 +63,7 @@ class EveryTuner : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EveryTuner, ProposesEachValidConfigAtMostOnceAndOnlyValidOnes) {
   ConfigSpace space = small_space();
-  std::unique_ptr<Tuner> tuner = make_tuner(GetParam(), space, 7);
+  std::unique_ptr<Tuner> tuner = make_space_tuner(GetParam(), space, 7);
   std::vector<int64_t> seen = drain(*tuner, 5, true);
   std::set<int64_t> unique(seen.begin(), seen.end());
   EXPECT_EQ(unique.size(), seen.size()) << "a config was proposed twice";
@@ -77,7 +77,7 @@ TEST_P(EveryTuner, ProposesEachValidConfigAtMostOnceAndOnlyValidOnes) {
 
 TEST_P(EveryTuner, NeverProposesVisitedConfigs) {
   ConfigSpace space = small_space();
-  std::unique_ptr<Tuner> tuner = make_tuner(GetParam(), space, 3);
+  std::unique_ptr<Tuner> tuner = make_space_tuner(GetParam(), space, 3);
   std::set<int64_t> marked;
   for (int64_t i = 0; i < space.size(); i += 3) {
     Config c = space.get(i);
@@ -90,8 +90,8 @@ TEST_P(EveryTuner, NeverProposesVisitedConfigs) {
 
 TEST_P(EveryTuner, SameSeedSameProposals) {
   ConfigSpace space = small_space();
-  std::unique_ptr<Tuner> a = make_tuner(GetParam(), space, 11);
-  std::unique_ptr<Tuner> b = make_tuner(GetParam(), space, 11);
+  std::unique_ptr<Tuner> a = make_space_tuner(GetParam(), space, 11);
+  std::unique_ptr<Tuner> b = make_space_tuner(GetParam(), space, 11);
   EXPECT_EQ(drain(*a, 6, true), drain(*b, 6, true));
 }
 
@@ -99,14 +99,14 @@ INSTANTIATE_TEST_SUITE_P(Tuners, EveryTuner, ::testing::Values("random", "grid",
 
 TEST(GridTuner, WalksTheSpaceInIndexOrder) {
   ConfigSpace space = small_space();
-  std::vector<int64_t> seen = drain(*make_tuner("grid", space, 0), 7, false);
+  std::vector<int64_t> seen = drain(*make_space_tuner("grid", space, 0), 7, false);
   EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
 }
 
 TEST(RandomTuner, DifferentSeedsDifferentOrders) {
   ConfigSpace space = small_space();
-  std::vector<int64_t> a = drain(*make_tuner("random", space, 1), 8, false);
-  std::vector<int64_t> b = drain(*make_tuner("random", space, 2), 8, false);
+  std::vector<int64_t> a = drain(*make_space_tuner("random", space, 1), 8, false);
+  std::vector<int64_t> b = drain(*make_space_tuner("random", space, 2), 8, false);
   EXPECT_NE(a, b);
   EXPECT_FALSE(std::is_sorted(a.begin(), a.end()));
 }
@@ -117,7 +117,7 @@ TEST(RandomTuner, SamplesSpacesTooLargeToEnumerate) {
     space.define_split(name, 720, two_way(schedule_space::SplitPolicy::Factors));
   }
   ASSERT_GT(space.size(), int64_t{1} << 20);
-  std::unique_ptr<Tuner> tuner = make_tuner("random", space, 5);
+  std::unique_ptr<Tuner> tuner = make_space_tuner("random", space, 5);
   std::set<int64_t> seen;
   for (int i = 0; i < 10; ++i) {
     for (const Config& c : tuner->next_batch(10)) EXPECT_TRUE(seen.insert(c.index()).second);
@@ -132,7 +132,7 @@ TEST(GATuner, FindsTheOptimumOfASmoothCostFasterThanItsFirstGeneration) {
   space.define_split("x", 1024, two_way(schedule_space::SplitPolicy::PowerOfTwo));
   space.define_split("y", 1024, two_way(schedule_space::SplitPolicy::PowerOfTwo));
   space.define_knob("u", {0, 1, 2, 3, 4, 5, 6, 7});
-  std::unique_ptr<Tuner> tuner = make_tuner("ga", space, 42);
+  std::unique_ptr<Tuner> tuner = make_space_tuner("ga", space, 42);
   double first_best = std::numeric_limits<double>::infinity();
   double best = first_best;
   for (int batch = 0; batch < 12; ++batch) {
@@ -152,7 +152,7 @@ TEST(GATuner, FindsTheOptimumOfASmoothCostFasterThanItsFirstGeneration) {
 TEST(Tuners, UnknownNameIsAUserErrorListingTheKnownOnes) {
   ConfigSpace space = small_space();
   try {
-    make_tuner("annealing", space, 0);
+    make_space_tuner("annealing", space, 0);
     FAIL() << "expected a UserError";
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("unknown tuner 'annealing'"), std::string::npos);
