@@ -2,14 +2,20 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdlib>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/duration.h"
+#include "cost_model/cost_model.h"
+#include "search/featurize.h"
+#include "search/model_tuner.h"
+#include "search/transfer.h"
 #include "search/tune.h"
 #include "tuning_db/sqlite_database.h"
 
@@ -66,19 +72,27 @@ class ProgressLine {
 
 int cmd_tune(const std::vector<std::string>& args) {
   const std::string usage =
-      "usage: temper tune WORKLOAD --db FILE [--target T] [--trials N] [--tuner random|grid|ga] "
-      "[--time-budget 8h] [--early-stopping N] [--seed N]";
-  std::string target_text, db_path, tuner_name, time_budget;
+      "usage: temper tune WORKLOAD --db FILE [--target T] [--trials N] [--tuner random|grid|ga|xgb] "
+      "[--time-budget 8h] [--early-stopping N] [--seed N]\n"
+      "                    [--transfer | --model FILE] [--save-model FILE]   (these three with --tuner xgb)";
+  std::string target_text, db_path, tuner_name, time_budget, model_path, save_model_path;
+  bool transfer = false;
   uint64_t seed = 0;
   search::TuneOptions options;
   measure::BuilderOptions builder_options;
   measure::RunnerOptions runner_options;
   po::options_description desc("temper tune: search the workload's schedule space; every measurement goes to the log");
+  // clang-format off
   desc.add_options()
       ("db", po::value(&db_path), "the tuning log (SQLite); created if missing, appended to otherwise")
       ("target", po::value(&target_text)->default_value("llvm -mcpu=native"), "target string: llvm [-mcpu=...]")
       ("trials", po::value(&options.trials)->default_value(200), "configs to measure, those already in the log included")
-      ("tuner", po::value(&tuner_name)->default_value("ga"), "random, grid or ga (genetic)")
+      ("tuner", po::value(&tuner_name)->default_value("ga"),
+       "random, grid, ga (genetic) or xgb (simulated annealing guided by an XGBoost cost model)")
+      ("transfer", po::bool_switch(&transfer),
+       "xgb: pre-train the model on the log's records of other workloads of the same op and target")
+      ("model", po::value(&model_path), "xgb: start from this saved model (temper model train, --save-model)")
+      ("save-model", po::value(&save_model_path), "xgb: after tuning, save the model (trained on all it measured) here")
       ("time-budget", po::value(&time_budget), "stop starting new batches after this long: 90s, 30m, 8h, 1h30m")
       ("early-stopping", po::value(&options.early_stopping)->default_value(0),
        "stop after this many trials without a better time (0: never)")
@@ -95,6 +109,7 @@ int cmd_tune(const std::vector<std::string>& args) {
       ("flush-cache", po::bool_switch(&runner_options.flush_cache), "flush the caches before each group")
       ("run-timeout", po::value(&runner_options.timeout_s)->default_value(10), "seconds per candidate's check and timing")
       ("threads", po::value(&runner_options.threads)->default_value(0), "threads of parallel loops (0: one per core)");
+  // clang-format on
   std::string workload_text;
   if (!parse_command_line(args, usage, desc, workload_text)) return 0;
   if (db_path.empty()) throw UserError(str("missing --db FILE: the tuning log to write\n", usage));
@@ -114,21 +129,71 @@ int cmd_tune(const std::vector<std::string>& args) {
   if (!(builder_options.timeout_s > 0)) throw UserError("--build-timeout must be positive");
   if (!(runner_options.timeout_s > 0)) throw UserError("--run-timeout must be positive");
   if (!time_budget.empty()) options.time_budget_s = parse_duration(time_budget, "--time-budget");
+  if (tuner_name != "xgb") {
+    const char* model_flag = transfer                   ? "--transfer"
+                             : !model_path.empty()      ? "--model"
+                             : !save_model_path.empty() ? "--save-model"
+                                                        : nullptr;
+    if (model_flag) {
+      throw UserError(str(model_flag, " needs the model-guided tuner (--tuner xgb); the ", tuner_name,
+                          " tuner uses no cost model"));
+    }
+  }
+  if (transfer && !model_path.empty()) {
+    throw UserError("--transfer or --model, not both: --transfer trains a model on the log, --model loads one");
+  }
+  if (!save_model_path.empty()) {
+    std::filesystem::path folder = std::filesystem::path(save_model_path).parent_path();
+    if (!folder.empty() && !std::filesystem::is_directory(folder)) {
+      throw UserError(str("cannot write --save-model ", save_model_path, ": no folder ", folder.string()));
+    }
+  }
 
   ops::Workload workload = ops::Workload::parse(workload_text);
   Target target = Target::parse(target_text);
   std::unique_ptr<schedule_space::Task> task = schedule_space::Task::create(workload, target);
-  std::unique_ptr<search::Tuner> tuner = search::make_tuner(tuner_name, *task, seed);
+  // The xgb tuner's model: loaded, pre-trained on the log, or (make_tuner) untrained. A
+  // bad model file or tuner name is refused before the log is created.
+  std::unique_ptr<cost_model::CostModel> model;
+  std::string model_line = "untrained";
+  if (!model_path.empty()) {
+    model = cost_model::load_cost_model(model_path);
+    model_line = str("loaded from ", model_path, " (trained on ", model->num_samples(), " samples)");
+  }
+  std::unique_ptr<search::Tuner> tuner;
+  if (!model && !transfer) tuner = search::make_tuner(tuner_name, *task, seed);
   tuning_db::SQLiteDatabase db(db_path);
+  if (transfer) {
+    cost_model::ModelOptions model_options;
+    model_options.seed = seed;
+    std::string why;
+    search::TransferSet used;
+    auto transfer_start = std::chrono::steady_clock::now();
+    model = search::pretrain_from_log(db, *task, model_options, &why, &used);
+    double transfer_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - transfer_start).count();
+    model_line = model ? str("transfer: ", used.samples.size(), " samples from ", used.workloads, " workloads (",
+                             used.records_skipped, " skipped), in ", format_duration(transfer_s))
+                       : str("transfer: ", why, "; starting with an untrained model");
+  }
+  if (!tuner) {
+    const schedule_space::Task& t = *task;
+    if (model) {
+      tuner = std::make_unique<search::ModelTuner>(
+          t.space(), [&t](const schedule_space::Config& c) { return search::config_features(t, c); },
+          search::sample_group(t), std::move(model), seed);
+    } else {
+      tuner = search::make_tuner(tuner_name, t, seed);
+    }
+  }
   measure::Builder builder(builder_options);
   measure::Runner runner(runner_options);
 
   std::printf("workload   %s\n", workload.to_string().c_str());
   std::printf("target     %s\n", target.to_string().c_str());
-  std::printf("template   %s, %lld configs\n", task->tmpl().name.c_str(),
-              static_cast<long long>(task->space().size()));
+  std::printf("template   %s, %lld configs\n", task->tmpl().name.c_str(), static_cast<long long>(task->space().size()));
   std::printf("tuner      %s, seed %llu, %d trials\n", tuner_name.c_str(), static_cast<unsigned long long>(seed),
               options.trials);
+  if (tuner_name == "xgb") std::printf("model      %s\n", model_line.c_str());
   // Timings on a busy machine are noisy and favour schedules that use fewer threads.
   double load = 0;
   unsigned cores = std::thread::hardware_concurrency();
@@ -164,6 +229,13 @@ int cmd_tune(const std::vector<std::string>& args) {
     std::printf("\nconfig     %s\n", result.best->config.dump().c_str());
   } else {
     std::printf("best       none: no trial has succeeded yet\n");
+  }
+  if (!save_model_path.empty()) {
+    auto* model_tuner = dynamic_cast<search::ModelTuner*>(tuner.get());
+    TEMPER_CHECK(model_tuner != nullptr, "--save-model with a tuner that has no model");
+    model_tuner->model().save(save_model_path);
+    std::printf("model      saved to %s (%lld samples); reuse it: --tuner xgb --model %s\n", save_model_path.c_str(),
+                static_cast<long long>(model_tuner->model().num_samples()), save_model_path.c_str());
   }
   std::printf("log        %s (apply it: temper run '%s' --db %s)\n", db_path.c_str(), workload.to_string().c_str(),
               db_path.c_str());

@@ -19,6 +19,7 @@ const char* kUsage =
     "  tune WORKLOAD --db FILE                      search the schedule space, logging every measurement\n"
     "  ops [OP]                                     list the operators and their parameters\n"
     "  db SUBCOMMAND --db FILE                      list, inspect, merge, prune a tuning log\n"
+    "  model train|eval --db FILE                   fit a cost model on a tuning log, or judge one against it\n"
     "\n"
     "A workload is one string: matmul:M=1024,N=1024,K=1024 or\n"
     "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1. `temper COMMAND --help` for options.\n";
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
     if (command == "ops") return temper::cli::cmd_ops(args);
     if (command == "db") return temper::cli::cmd_db(args);
     if (command == "tune") return temper::cli::cmd_tune(args);
+    if (command == "model") return temper::cli::cmd_model(args);
     std::cerr << "temper: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const temper::UserError& e) {

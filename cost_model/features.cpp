@@ -1,14 +1,23 @@
+// Extraction of the cost-model features (features.h): one walk of the lowered function
+// collects loops, stores, accesses and allocations; reuse, copies, the annotation summary
+// and the intensity curve are derived from what it collected.
 #include "cost_model/features.h"
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
+#include <map>
 #include <optional>
 #include <set>
-#include <type_traits>
+#include <span>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
 
 #include "compiler/ir/functor.h"
+#include "compiler/ir/structural_equal.h"
 #include "compiler/lower/linear_sum.h"
+#include "cost_model/feature_geometry.h"
+#include "cost_model/feature_operations.h"
 
 namespace temper::cost_model {
 
@@ -16,90 +25,27 @@ double StoreFeatures::total_ops() const {
   return float_add_sub + float_mul + float_fma + float_div + float_cmp_select + float_math + int_arith;
 }
 
+double StoreFeatures::float_ops() const {
+  return float_add_sub + float_mul + 2 * float_fma + float_div + float_cmp_select + float_math;
+}
+
+double StoreFeatures::bytes_touched() const {
+  double total = 0;
+  for (const BufferAccessFeatures& a : accesses) total += a.bytes;
+  return total;
+}
+
 namespace {
 
-struct Loop {
-  const VarNode* var;
-  int64_t extent;  // 1 when not constant
-  ForKind kind;
-};
-
-bool is_float_node(const Node* n) {
-  return static_cast<const ExprNode*>(n)->dtype.is_float();
-}
-int lanes_of(const Node* n) {
-  return static_cast<const ExprNode*>(n)->dtype.lanes();
-}
-
-// The first operand of a binary node (Add, LT, And, ...), or nullptr for other nodes.
-const Expr* binary_first_operand(const Node* n) {
-  return dispatch(n, [](const auto* op) -> const Expr* {
-    using T = std::decay_t<decltype(*op)>;
-    if constexpr (requires { T::kKind; } && std::is_same_v<T, BinaryNode<T::kKind>>) {
-      return &op->a;
-    } else {
-      return nullptr;
-    }
-  });
-}
-
-// Adds the operations of e, per element, into row (unweighted: the caller scales).
-void count_operations(const Expr& e, StoreFeatures& row) {
-  // A float a + b*c is one multiply-add: its Mul is not counted on its own.
-  std::set<const Node*> fused_muls;
-  post_order_visit(e, [&](const Node* n) {
-    if (n->kind != NodeKind::Add || !is_float_node(n)) return;
-    auto* add = static_cast<const AddNode*>(n);
-    if (add->b.as<MulNode>()) {
-      fused_muls.insert(add->b.get());
-    } else if (add->a.as<MulNode>()) {
-      fused_muls.insert(add->a.get());
-    }
-  });
-  post_order_visit(e, [&](const Node* n) {
-    if (n->kind == NodeKind::Call) {
-      if (static_cast<const CallNode*>(n)->call_kind == CallKind::Pure) row.float_math += lanes_of(n);
-      return;
-    }
-    const Expr* first_operand = binary_first_operand(n);
-    if (!first_operand && n->kind != NodeKind::Select) return;
-    double lanes = lanes_of(n);
-    // Comparisons are bool-typed: their operands say whether they compare floats.
-    bool on_floats = is_comparison(n->kind) ? first_operand->dtype().is_float() : is_float_node(n);
-    if (!on_floats) {
-      if (n->kind != NodeKind::And && n->kind != NodeKind::Or) row.int_arith += lanes;
-      return;
-    }
-    switch (n->kind) {
-      case NodeKind::Add: {
-        auto* add = static_cast<const AddNode*>(n);
-        bool fused = fused_muls.count(add->a.get()) || fused_muls.count(add->b.get());
-        (fused ? row.float_fma : row.float_add_sub) += lanes;
-        break;
-      }
-      case NodeKind::Sub:
-        row.float_add_sub += lanes;
-        break;
-      case NodeKind::Mul:
-        if (!fused_muls.count(n)) row.float_mul += lanes;
-        break;
-      case NodeKind::Div:
-      case NodeKind::Mod:
-      case NodeKind::FloorDiv:
-      case NodeKind::FloorMod:
-        row.float_div += lanes;
-        break;
-      default:  // comparisons, Min, Max, Select
-        row.float_cmp_select += lanes;
-        break;
-    }
-  });
+// How heavy a store is: operations plus bytes touched.
+double work(const StoreFeatures& s) {
+  return s.total_ops() + s.bytes_touched();
 }
 
 // The elements of buffer, or 0 when its shape is not constant.
-double buffer_elements(const Buffer& b) {
+double buffer_elements(const BufferNode& b) {
   double n = 1;
-  for (const Expr& d : b->shape) {
+  for (const Expr& d : b.shape) {
     const int64_t* c = as_const_int(d);
     if (!c) return 0;
     n *= static_cast<double>(*c);
@@ -107,90 +53,94 @@ double buffer_elements(const Buffer& b) {
   return n;
 }
 
-BufferAccessFeatures access_features(const Buffer& buffer, const Expr& index, const std::vector<Loop>& loops,
-                                     double loop_product) {
-  Expr base = index;
-  int lanes = 1;
-  int64_t vector_stride = 0;
-  if (auto* r = index.as<RampNode>()) {
-    base = r->base;
-    lanes = r->lanes;
-    const int64_t* s = as_const_int(r->stride);
-    vector_stride = s ? *s : 1;
-  } else if (auto* b = index.as<BroadcastNode>()) {
-    base = b->value;
-    lanes = b->lanes;
-  }
-  std::set<const VarNode*> used;
-  post_order_visit(base, [&](const Node* n) {
-    if (n->kind == NodeKind::Var) used.insert(static_cast<const VarNode*>(n));
-  });
-  // Coefficients of loop variables that appear as plain linear terms.
-  std::optional<LinearSum> sum = to_linear_sum(base);
-  auto coefficient = [&](const VarNode* v) -> int64_t {
-    if (!sum) return 0;
-    for (const LinearSum::Term& t : sum->terms) {
-      if (t.atom.get() == v) return t.coeff;
-    }
-    return 0;
-  };
-
-  BufferAccessFeatures a;
-  a.buffer = buffer->name;
-  const double element_bytes = buffer->dtype.element_of().bytes();
-  a.bytes = loop_product * lanes * element_bytes;
-  double footprint = vector_stride != 0 ? lanes : 1;
-  for (const Loop& l : loops) {
-    if (used.count(l.var)) footprint *= static_cast<double>(l.extent);
-  }
-  const double size = buffer_elements(buffer);
-  if (size > 0) footprint = std::min(footprint, size);
-  a.unique_bytes = footprint * element_bytes;
-  if (lanes > 1) {
-    a.stride = vector_stride;
-  } else if (!loops.empty()) {
-    a.stride = coefficient(loops.back().var);
-  }
-  return a;
+bool is_parallel(ForKind kind) {
+  return kind == ForKind::Parallel || kind == ForKind::ThreadBinding;
 }
 
-class StoreCollector : public IRVisitor {
+struct Loop {
+  const VarNode* var;
+  int64_t extent;  // 1 when not constant
+  ForKind kind;
+  int64_t unroll_step;     // its "pragma_auto_unroll_max_step", 0 when none
+  double outer_product;    // product of the extents of the loops around it and its own
+  double bytes_under = 0;  // bytes all stores under it touch per call
+
+  // Bytes the stores under the loop touch in one of its iterations.
+  double bytes_per_iteration() const { return outer_product > 0 ? bytes_under / outer_product : 0; }
+  // Executions of the loop per call: the product of the extents around it.
+  double executions() const { return extent > 0 ? outer_product / static_cast<double>(extent) : 0; }
+};
+
+// One buffer access of a store, before accesses of the same buffer are merged.
+struct Access {
+  const BufferNode* buffer;
+  Expr index;
+  std::vector<AccessDim> dims;  // one per enclosing loop, then the vector lanes if any
+  int num_loop_dims;
+  // Loops above this depth are outside the buffer's Allocate: each of their iterations
+  // gets a fresh buffer, so they carry no reuse.
+  int scope_depth;
+  double element_bytes;
+  double bytes;
+  int64_t stride;
+  int location = -1;  // equal buffer and index, equal location
+};
+
+struct Store {
+  std::vector<int> loops;        // enclosing loops, outermost first
+  std::vector<Access> accesses;  // the stored buffer first, then the loads in post order
+  int innermost_loop() const { return loops.empty() ? -1 : loops.back(); }
+};
+
+class Collector : public IRVisitor {
  public:
   using IRVisitor::visit;
+  std::vector<Loop> loops;
+  std::vector<Store> stores;
   std::vector<StoreFeatures> rows;
+  AllocationFeatures allocations;
 
  protected:
   void visit(const ForNode* op) override {
     const int64_t* extent = as_const_int(op->extent);
-    loops_.push_back({op->loop_var.get(), extent ? *extent : 1, op->for_kind});
     auto unroll = op->annotations.find("pragma_auto_unroll_max_step");
     int64_t step = unroll != op->annotations.end() && std::holds_alternative<int64_t>(unroll->second)
                        ? std::get<int64_t>(unroll->second)
                        : 0;
-    unroll_steps_.push_back(step);
+    Loop loop{op->loop_var.get(), extent ? *extent : 1, op->for_kind, step, 1};
+    loop.outer_product = (stack_.empty() ? 1.0 : loops[stack_.back()].outer_product) * static_cast<double>(loop.extent);
+    loops.push_back(loop);
+    stack_.push_back(static_cast<int>(loops.size()) - 1);
     visit(op->body);
-    unroll_steps_.pop_back();
-    loops_.pop_back();
+    stack_.pop_back();
+  }
+
+  void visit(const AllocateNode* op) override {
+    const double bytes = buffer_elements(*op->buffer.get()) * op->buffer->dtype.bytes();
+    ++allocations.count;
+    allocations.total_bytes += bytes;
+    allocations.max_bytes = std::max(allocations.max_bytes, bytes);
+    if (op->buffer->scope != "global") allocations.local_bytes += bytes;
+    allocation_depth_[op->buffer.get()] = static_cast<int>(stack_.size());
+    visit(op->body);
   }
 
   void visit(const BufferStoreNode* op) override {
-    if (op->indices.size() != 1) {
-      throw UserError(str("cost-model features need lowered IR (flattened buffers), but ", op->buffer->name,
-                          " is stored with ", op->indices.size(), " indices: pass the output of lower()"));
-    }
+    check_flat(op->buffer, op->indices.size());
     StoreFeatures row;
     row.buffer = op->buffer->name;
-    row.num_loops = static_cast<int>(loops_.size());
-    for (const Loop& l : loops_) {
+    row.num_loops = static_cast<int>(stack_.size());
+    for (int i = 0; i < row.num_loops; ++i) {
+      const Loop& l = loops[stack_[i]];
       row.loop_product *= static_cast<double>(l.extent);
-      if (l.kind == ForKind::Parallel || l.kind == ForKind::ThreadBinding) {
-        ++row.parallel_loops;
-        row.parallel_extent *= static_cast<double>(l.extent);
-      }
+      row.unroll_max_step = std::max(row.unroll_max_step, l.unroll_step);
+      if (!is_parallel(l.kind)) continue;
+      ++row.parallel_loops;
+      row.parallel_extent *= static_cast<double>(l.extent);
+      if (row.parallel_position == 0) row.parallel_position = i + 1;
     }
-    if (!loops_.empty()) row.innermost_extent = loops_.back().extent;
+    if (!stack_.empty()) row.innermost_extent = loops[stack_.back()].extent;
     row.vector_lanes = op->value.dtype().lanes();
-    for (int64_t s : unroll_steps_) row.unroll_max_step = std::max(row.unroll_max_step, s);
 
     count_operations(op->value, row);
     count_operations(op->indices[0], row);
@@ -199,125 +149,313 @@ class StoreCollector : public IRVisitor {
       *count *= row.loop_product;
     }
 
-    // The stored buffer first, so a buffer both read and written keeps the store's stride.
-    std::vector<BufferAccessFeatures> accesses{access_features(op->buffer, op->indices[0], loops_, row.loop_product)};
+    Store store{stack_, {access(op->buffer, op->indices[0], row.loop_product)}};
     post_order_visit(op->value, [&](const Node* n) {
       if (n->kind != NodeKind::BufferLoad) return;
       auto* load = static_cast<const BufferLoadNode*>(n);
-      BufferAccessFeatures a = access_features(load->buffer, load->indices[0], loops_, row.loop_product);
-      auto same = std::find_if(accesses.begin(), accesses.end(), [&](const auto& x) { return x.buffer == a.buffer; });
-      if (same == accesses.end()) {
-        accesses.push_back(a);
-      } else {
-        same->bytes += a.bytes;
-        same->unique_bytes = std::max(same->unique_bytes, a.unique_bytes);
-      }
+      check_flat(load->buffer, load->indices.size());
+      store.accesses.push_back(access(load->buffer, load->indices[0], row.loop_product));
     });
-    for (BufferAccessFeatures& a : accesses) a.reuse = a.unique_bytes > 0 ? a.bytes / a.unique_bytes : 0;
-    std::stable_sort(accesses.begin(), accesses.end(), [](const auto& x, const auto& y) { return x.bytes > y.bytes; });
-    row.accesses = std::move(accesses);
+    for (const Access& a : store.accesses) {
+      for (int loop : stack_) loops[loop].bytes_under += a.bytes;
+    }
+    stores.push_back(std::move(store));
     rows.push_back(std::move(row));
   }
 
  private:
-  std::vector<Loop> loops_;
-  std::vector<int64_t> unroll_steps_;
+  static void check_flat(const Buffer& buffer, size_t num_indices) {
+    if (num_indices == 1) return;
+    throw UserError(str("cost-model features need lowered IR (flattened buffers), but ", buffer->name,
+                        " is accessed with ", num_indices, " indices: pass the output of lower()"));
+  }
+
+  Access access(const Buffer& buffer, const Expr& index, double loop_product) const {
+    Expr base = index;
+    int lanes = 1;
+    int64_t vector_stride = 0;
+    if (auto* r = index.as<RampNode>()) {
+      base = r->base;
+      lanes = r->lanes;
+      const int64_t* s = as_const_int(r->stride);
+      vector_stride = s ? *s : 1;
+    } else if (auto* b = index.as<BroadcastNode>()) {
+      base = b->value;
+      lanes = b->lanes;
+    }
+    std::set<const VarNode*> used;
+    post_order_visit(base, [&](const Node* n) {
+      if (n->kind == NodeKind::Var) used.insert(static_cast<const VarNode*>(n));
+    });
+    // Coefficients of loop variables that appear as plain linear terms.
+    std::optional<LinearSum> sum = to_linear_sum(base);
+    auto coefficient = [&](const VarNode* v) -> int64_t {
+      if (!sum) return 0;
+      for (const LinearSum::Term& t : sum->terms) {
+        if (t.atom.get() == v) return t.coeff;
+      }
+      return 0;
+    };
+
+    auto allocated = allocation_depth_.find(buffer.get());
+    const int scope_depth = allocated == allocation_depth_.end() ? 0 : allocated->second;
+    Access a{buffer.get(), index, {}, static_cast<int>(stack_.size()), scope_depth, 0, 0, 0};
+    for (int loop : stack_) {
+      const Loop& l = loops[loop];
+      a.dims.push_back({l.extent, coefficient(l.var), used.count(l.var) > 0});
+    }
+    if (lanes > 1) a.dims.push_back({lanes, vector_stride, vector_stride != 0});
+    a.element_bytes = buffer->dtype.element_of().bytes();
+    a.bytes = loop_product * lanes * a.element_bytes;
+    if (lanes > 1) {
+      a.stride = vector_stride;
+    } else if (!stack_.empty()) {
+      a.stride = a.dims.back().coeff;
+    }
+    return a;
+  }
+
+  // The loops around the current statement, outermost first.
+  std::vector<int> stack_;
+  // The number of loops around each Allocate.
+  std::unordered_map<const BufferNode*, int> allocation_depth_;
 };
 
-float log_scale(double x) {
-  return static_cast<float>(x < 0 ? -std::log2(1 - x) : std::log2(1 + x));
+// Numbers each access's location: equal buffers and structurally equal indices (over the
+// same variables) share a number. Returns how many locations there are.
+int number_locations(std::vector<Store>& stores) {
+  std::unordered_map<size_t, std::vector<const Access*>> by_hash;
+  int count = 0;
+  for (Store& s : stores) {
+    for (Access& a : s.accesses) {
+      size_t h = structural_hash(a.index) ^ std::hash<const void*>()(a.buffer);
+      std::vector<const Access*>& same_hash = by_hash[h];
+      for (const Access* other : same_hash) {
+        if (other->buffer == a.buffer && structural_equal(other->index, a.index, /*map_vars=*/false)) {
+          a.location = other->location;
+          break;
+        }
+      }
+      if (a.location < 0) {
+        a.location = count++;
+        same_hash.push_back(&a);
+      }
+    }
+  }
+  return count;
 }
 
-constexpr int kTotals = 10;
-constexpr int kStoreScalars = 14;
-constexpr int kBufferFields = 4;
-constexpr int kStoreSlotSize = kStoreScalars + kBufferSlots * kBufferFields;
+BufferAccessFeatures access_features(const Access& a, const Store& store, const std::vector<Loop>& loops,
+                                     const std::map<std::pair<int, int>, int>& serial_uses, double total_bytes) {
+  BufferAccessFeatures f;
+  f.buffer = a.buffer->name;
+  f.bytes = a.bytes;
+  Footprint unique = unique_footprint(a.dims, a.element_bytes, buffer_elements(*a.buffer));
+  f.unique_bytes = unique.elements * a.element_bytes;
+  f.unique_lines = unique.lines;
+  f.lines = std::max(lines_touched(a.dims, a.element_bytes), unique.lines);
+  f.stride = a.stride;
 
-double bytes_touched(const StoreFeatures& s) {
-  double total = 0;
-  for (const BufferAccessFeatures& a : s.accesses) total += a.bytes;
-  return total;
+  int carrier = a.num_loop_dims - 1;
+  while (carrier >= a.scope_depth && (a.dims[carrier].varies || a.dims[carrier].extent <= 1)) --carrier;
+  if (carrier >= a.scope_depth) {
+    f.reuse_kind = ReuseKind::Loop;
+    f.reuse_distance_iters = 1;
+    for (int i = carrier + 1; i < a.num_loop_dims; ++i) f.reuse_distance_iters *= static_cast<double>(a.dims[i].extent);
+    const Loop& l = loops[store.loops[carrier]];
+    f.reuse_distance_bytes = l.bytes_per_iteration();
+    for (int i = a.scope_depth; i < a.num_loop_dims; ++i) {
+      if (!a.dims[i].varies) f.reuse_count *= static_cast<double>(a.dims[i].extent);
+    }
+    return f;
+  }
+  const int uses = serial_uses.at({store.innermost_loop(), a.location});
+  if (uses > 1) {
+    f.reuse_kind = ReuseKind::Serial;
+    f.reuse_count = uses;
+    if (store.loops.empty()) {
+      f.reuse_distance_bytes = total_bytes;
+    } else {
+      const Loop& l = loops[store.innermost_loop()];
+      f.reuse_distance_bytes = l.bytes_per_iteration();
+    }
+  }
+  return f;
+}
+
+int reuse_rank(ReuseKind k) {
+  return k == ReuseKind::Loop ? 2 : k == ReuseKind::Serial ? 1 : 0;
+}
+
+// The accesses of one store merged per buffer (the stored buffer keeps its stride),
+// heaviest first.
+std::vector<BufferAccessFeatures> merged_accesses(const Store& store, const std::vector<Loop>& loops,
+                                                  const std::map<std::pair<int, int>, int>& serial_uses,
+                                                  double total_bytes) {
+  std::vector<BufferAccessFeatures> merged;
+  for (const Access& a : store.accesses) {
+    BufferAccessFeatures f = access_features(a, store, loops, serial_uses, total_bytes);
+    auto same = std::find_if(merged.begin(), merged.end(), [&](const auto& x) { return x.buffer == f.buffer; });
+    if (same == merged.end()) {
+      merged.push_back(std::move(f));
+      continue;
+    }
+    same->bytes += f.bytes;
+    same->lines += f.lines;
+    same->unique_bytes = std::max(same->unique_bytes, f.unique_bytes);
+    same->unique_lines = std::max(same->unique_lines, f.unique_lines);
+    // The nearest, most used reuse of the buffer's accesses describes it.
+    const int rank = reuse_rank(f.reuse_kind);
+    const int same_rank = reuse_rank(same->reuse_kind);
+    if (rank > same_rank || (rank == same_rank && f.reuse_count > same->reuse_count)) {
+      same->reuse_kind = f.reuse_kind;
+      same->reuse_count = f.reuse_count;
+      same->reuse_distance_iters = f.reuse_distance_iters;
+      same->reuse_distance_bytes = f.reuse_distance_bytes;
+    }
+  }
+  std::stable_sort(merged.begin(), merged.end(), [](const auto& x, const auto& y) { return x.bytes > y.bytes; });
+  return merged;
+}
+
+// Flops per unique byte of the stores under loops[region] (all stores when region is
+// -1), in one execution of that loop; depth is the region's depth in the loop nest.
+double intensity(const std::vector<Store>& stores, const std::vector<StoreFeatures>& rows,
+                 const std::vector<Loop>& loops, int region, int depth, int num_locations) {
+  double flops = 0;
+  std::vector<bool> seen(num_locations, false);
+  std::map<const BufferNode*, double> elements;  // per buffer, summed over locations
+  for (size_t s = 0; s < stores.size(); ++s) {
+    const Store& store = stores[s];
+    if (region >= 0 && (static_cast<int>(store.loops.size()) <= depth || store.loops[depth] != region)) continue;
+    flops += rows[s].float_ops();
+    for (const Access& a : store.accesses) {
+      if (seen[a.location]) continue;
+      seen[a.location] = true;
+      std::span<const AccessDim> inside(a.dims.begin() + (region >= 0 ? depth : 0), a.dims.end());
+      elements[a.buffer] += unique_footprint(inside, a.element_bytes, 0).elements;
+    }
+  }
+  double bytes = 0;
+  for (const auto& [buffer, n] : elements) {
+    const double size = buffer_elements(*buffer);
+    bytes += (size > 0 ? std::min(n, size) : n) * buffer->dtype.element_of().bytes();
+  }
+  // Flops were counted per call: one execution of the region is one of its outer iterations.
+  const double executions = region >= 0 ? loops[region].executions() : 1;
+  return bytes > 0 && executions > 0 ? flops / executions / bytes : 0;
+}
+
+std::array<double, kCurvePoints> intensity_curve(const std::vector<Store>& stores,
+                                                 const std::vector<StoreFeatures>& rows, const std::vector<Loop>& loops,
+                                                 int heaviest, int num_locations) {
+  std::array<double, kCurvePoints> curve{};
+  const std::vector<int>& nest = stores[heaviest].loops;
+  const double whole = intensity(stores, rows, loops, -1, 0, num_locations);
+  for (int p = 0; p < kCurvePoints; ++p) {
+    const int depth = static_cast<int>(nest.size()) - 1 - p;
+    curve[p] = depth >= 0 ? intensity(stores, rows, loops, nest[depth], depth, num_locations) : whole;
+  }
+  return curve;
+}
+
+AnnotationFeatures annotation_features(const std::vector<StoreFeatures>& rows, const std::vector<Loop>& loops) {
+  AnnotationFeatures f;
+  for (const Loop& l : loops) {
+    if (is_parallel(l.kind)) ++f.parallel_loops;
+    f.unroll_max_step = std::max(f.unroll_max_step, l.unroll_step);
+  }
+  double total_work = 0;
+  double parallel_work = 0;
+  double vector_work = 0;
+  for (const StoreFeatures& s : rows) {
+    const double w = work(s);
+    total_work += w;
+    if (s.parallel_loops > 0) parallel_work += w;
+    if (s.vector_lanes > 1) vector_work += w;
+    f.parallel_extent = std::max(f.parallel_extent, s.parallel_extent);
+    if (s.parallel_position > 0 && (f.parallel_position == 0 || s.parallel_position < f.parallel_position)) {
+      f.parallel_position = s.parallel_position;
+    }
+    f.vector_lanes = std::max(f.vector_lanes, s.vector_lanes);
+  }
+  if (total_work > 0) {
+    f.parallel_share = parallel_work / total_work;
+    f.vector_share = vector_work / total_work;
+  }
+  return f;
+}
+
+// Groups copies (stores of one buffer directly in one innermost loop, with the same
+// float operations and number of accesses: what unrolling leaves), sets each store's
+// copies, and returns the heaviest store of each group (the first of equals), heaviest
+// group first.
+std::vector<int> heaviest_groups(const std::vector<Store>& stores, std::vector<StoreFeatures>& rows) {
+  using Key = std::tuple<const BufferNode*, int, size_t, std::array<double, 6>>;
+  std::map<Key, int> group_of;
+  std::vector<std::vector<int>> members;
+  for (size_t s = 0; s < stores.size(); ++s) {
+    const StoreFeatures& r = rows[s];
+    Key key{stores[s].accesses.front().buffer,
+            stores[s].innermost_loop(),
+            stores[s].accesses.size(),
+            {r.float_add_sub, r.float_mul, r.float_fma, r.float_div, r.float_cmp_select, r.float_math}};
+    auto [it, added] = group_of.try_emplace(key, static_cast<int>(members.size()));
+    if (added) members.emplace_back();
+    members[it->second].push_back(static_cast<int>(s));
+  }
+  std::vector<double> weight(members.size(), 0);
+  std::vector<int> heaviest(members.size());
+  for (size_t g = 0; g < members.size(); ++g) {
+    heaviest[g] = members[g].front();
+    for (int s : members[g]) {
+      rows[s].copies = static_cast<int>(members[g].size());
+      weight[g] += work(rows[s]);
+      if (work(rows[s]) > work(rows[heaviest[g]])) heaviest[g] = s;
+    }
+  }
+  std::vector<int> order(members.size());
+  for (size_t g = 0; g < order.size(); ++g) order[g] = static_cast<int>(g);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return weight[x] > weight[y]; });
+  std::vector<int> result;
+  for (int g : order) result.push_back(heaviest[g]);
+  return result;
 }
 
 }  // namespace
 
-std::vector<StoreFeatures> extract_store_features(const PrimFunc& lowered) {
-  StoreCollector collector;
+ProgramFeatures extract_program_features(const PrimFunc& lowered) {
+  Collector collector;
   collector.visit(lowered.body);
-  return std::move(collector.rows);
-}
+  ProgramFeatures p;
+  p.allocations = collector.allocations;
+  std::vector<Store>& stores = collector.stores;
+  const std::vector<Loop>& loops = collector.loops;
+  const int num_locations = number_locations(stores);
 
-const std::vector<std::string>& feature_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> n = {
-        "total.float_add_sub", "total.float_mul", "total.float_fma",     "total.float_div",    "total.float_cmp_select",
-        "total.float_math",    "total.int_arith", "total.bytes_touched", "total.unique_bytes", "total.num_stores"};
-    const char* store_fields[kStoreScalars] = {
-        "float_add_sub",  "float_mul",       "float_fma",    "float_div",      "float_cmp_select",
-        "float_math",     "int_arith",       "num_loops",    "loop_product",   "innermost_extent",
-        "parallel_loops", "parallel_extent", "vector_lanes", "unroll_max_step"};
-    const char* buffer_fields[kBufferFields] = {"bytes", "unique_bytes", "stride", "reuse"};
-    for (int s = 0; s < kTopStores; ++s) {
-      std::string store = "store" + std::to_string(s) + ".";
-      for (const char* f : store_fields) n.push_back(store + f);
-      for (int b = 0; b < kBufferSlots; ++b) {
-        for (const char* f : buffer_fields) n.push_back(store + "buf" + std::to_string(b) + "." + f);
-      }
-    }
-    return n;
-  }();
-  return names;
-}
-
-std::vector<float> candidate_features(const PrimFunc& lowered) {
-  std::vector<StoreFeatures> rows = extract_store_features(lowered);
-  std::vector<float> v(kTotals + kTopStores * kStoreSlotSize, 0.0f);
-
-  double totals[kTotals] = {};
-  for (const StoreFeatures& s : rows) {
-    const double counts[7] = {s.float_add_sub,    s.float_mul,  s.float_fma, s.float_div,
-                              s.float_cmp_select, s.float_math, s.int_arith};
-    for (int i = 0; i < 7; ++i) totals[i] += counts[i];
-    totals[7] += bytes_touched(s);
-    for (const BufferAccessFeatures& a : s.accesses) totals[8] += a.unique_bytes;
-  }
-  totals[9] = static_cast<double>(rows.size());
-  for (int i = 0; i < kTotals; ++i) v[i] = log_scale(totals[i]);
-
-  std::vector<size_t> order(rows.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-    return rows[x].total_ops() + bytes_touched(rows[x]) > rows[y].total_ops() + bytes_touched(rows[y]);
-  });
-  for (int slot = 0; slot < kTopStores && slot < static_cast<int>(order.size()); ++slot) {
-    const StoreFeatures& s = rows[order[slot]];
-    const double scalars[kStoreScalars] = {s.float_add_sub,
-                                           s.float_mul,
-                                           s.float_fma,
-                                           s.float_div,
-                                           s.float_cmp_select,
-                                           s.float_math,
-                                           s.int_arith,
-                                           static_cast<double>(s.num_loops),
-                                           s.loop_product,
-                                           static_cast<double>(s.innermost_extent),
-                                           static_cast<double>(s.parallel_loops),
-                                           s.parallel_extent,
-                                           static_cast<double>(s.vector_lanes),
-                                           static_cast<double>(s.unroll_max_step)};
-    float* out = v.data() + kTotals + slot * kStoreSlotSize;
-    for (int i = 0; i < kStoreScalars; ++i) out[i] = log_scale(scalars[i]);
-    for (int b = 0; b < kBufferSlots && b < static_cast<int>(s.accesses.size()); ++b) {
-      const BufferAccessFeatures& a = s.accesses[b];
-      float* buf = out + kStoreScalars + b * kBufferFields;
-      buf[0] = log_scale(a.bytes);
-      buf[1] = log_scale(a.unique_bytes);
-      buf[2] = log_scale(static_cast<double>(a.stride));
-      buf[3] = log_scale(a.reuse);
+  // Uses of each location directly in each innermost loop (-1: at top level).
+  std::map<std::pair<int, int>, int> serial_uses;
+  double total_bytes = 0;
+  for (const Store& s : stores) {
+    for (const Access& a : s.accesses) {
+      ++serial_uses[{s.innermost_loop(), a.location}];
+      total_bytes += a.bytes;
     }
   }
-  TEMPER_CHECK(v.size() == feature_names().size(), "feature layout and names disagree");
-  return v;
+  p.stores = std::move(collector.rows);
+  for (size_t s = 0; s < stores.size(); ++s) {
+    p.stores[s].accesses = merged_accesses(stores[s], loops, serial_uses, total_bytes);
+  }
+  p.heaviest_stores = heaviest_groups(stores, p.stores);
+  p.annotations = annotation_features(p.stores, loops);
+  if (!stores.empty()) {
+    p.intensity_curve = intensity_curve(stores, p.stores, loops, p.heaviest_stores.front(), num_locations);
+  }
+  return p;
+}
+
+std::vector<StoreFeatures> extract_store_features(const PrimFunc& lowered) {
+  return extract_program_features(lowered).stores;
 }
 
 }  // namespace temper::cost_model

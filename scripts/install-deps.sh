@@ -13,6 +13,7 @@ packages=(
   libeigen3-dev          # fast reference in tests
   nlohmann-json3-dev     # traces and config as JSON
   libsqlite3-dev         # the tuning log
+  libxgboost-dev         # the learned cost model (XGBoost's C API)
   zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev libtinfo-dev  # LLVM's link deps
 )
 if [[ "${1:-}" == "--bench" ]]; then

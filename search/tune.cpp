@@ -88,19 +88,25 @@ TuneResult tune(const schedule_space::Task& task, Tuner& tuner, measure::Builder
   tuning_db::TargetInfo target_info = tuning_db::host_target_info(task.target());
   db.commit_workload(key);
 
-  // Resume: what the log already holds for this workload and target.
+  // Resume: what the log already holds for this workload and target. The tuner learns
+  // from it once, as from a measured batch (a model tuner fits its model on it).
+  std::vector<schedule_space::Config> resumed;
+  std::vector<double> resumed_costs;
   for (const tuning_db::TuningRecord& r : db.records_for(key, target_info.target)) {
     if (r.config.is_null()) continue;
     try {
       schedule_space::Config c = space.from_json(r.config);
       if (tuner.visited(c)) continue;
       tuner.mark_visited(c);
+      resumed.push_back(c);
+      resumed_costs.push_back(r.is_valid() ? r.mean : std::numeric_limits<double>::infinity());
     } catch (const UserError&) {
       continue;  // a config of another version of the template
     }
     ++out.trials_resumed;
     if (r.is_valid() && (!out.best || r.mean < out.best->mean)) out.best = r;
   }
+  if (!resumed.empty()) tuner.update(resumed, resumed_costs);
 
   std::optional<schedule_space::Config> first;
   schedule_space::Config def = task.default_config();

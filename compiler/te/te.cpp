@@ -1,6 +1,7 @@
 #include "compiler/te/te.h"
 
 #include <algorithm>
+#include <mutex>
 #include <set>
 
 #include "compiler/ir/functor.h"
@@ -53,12 +54,20 @@ class InputCollector : public IRVisitor {
 
 // Every tensor created so far is findable from its buffer, so compute() can link a
 // body's loads back to the producing operations. Weak: tensors die with their users.
+// One registry for all threads, behind a lock: a template applied on a worker thread
+// (parallel featurizing) computes on tensors the main thread made.
 std::vector<std::weak_ptr<const OperationNode>>& live_operations() {
-  static thread_local std::vector<std::weak_ptr<const OperationNode>> ops;
+  static std::vector<std::weak_ptr<const OperationNode>> ops;
   return ops;
 }
 
+std::mutex& live_operations_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 Tensor register_op(std::shared_ptr<OperationNode> op) {
+  std::lock_guard<std::mutex> lock(live_operations_mutex());
   auto& ops = live_operations();
   std::erase_if(ops, [](const auto& w) { return w.expired(); });
   std::shared_ptr<const OperationNode> c = op;
@@ -67,6 +76,7 @@ Tensor register_op(std::shared_ptr<OperationNode> op) {
 }
 
 Tensor tensor_of(const Buffer& b) {
+  std::lock_guard<std::mutex> lock(live_operations_mutex());
   for (const auto& w : live_operations()) {
     if (auto op = w.lock(); op && op->buffer.same_as(b)) return Tensor(op);
   }

@@ -1,15 +1,19 @@
 // Cost-model features of lowered loop nests: the numbers expected for known nests
-// (operation counts, loop structure, strides, footprints, vector lanes, parallel loops),
-// and the fixed-length candidate vector that combines them.
+// (operation counts, loop structure, strides, footprints, cache lines, reuse, the
+// arithmetic-intensity curve, allocations, vector lanes, parallel loops), the
+// fixed-length candidate vector that combines them, and extraction from several threads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <thread>
 
 #include "compiler/lower/lower.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/te/te.h"
 #include "cost_model/features.h"
+#include "schedule_space/template.h"
 
 namespace temper::cost_model {
 namespace {
@@ -79,7 +83,11 @@ TEST(CostModelFeatures, ElementwiseAddCountsEveryElementWithUnitStride) {
     EXPECT_EQ(a.stride, 1) << buffer;
     EXPECT_EQ(a.bytes, 4096 * 4) << buffer;
     EXPECT_EQ(a.unique_bytes, 4096 * 4) << buffer;
-    EXPECT_EQ(a.reuse, 1) << buffer;
+    EXPECT_EQ(a.lines, 4096 * 4 / 64) << buffer;
+    EXPECT_EQ(a.unique_lines, 4096 * 4 / 64) << buffer;
+    EXPECT_EQ(a.reuse_kind, ReuseKind::None) << buffer;
+    EXPECT_EQ(a.reuse_count, 1) << buffer;
+    EXPECT_EQ(a.reuse_distance_iters, 0) << buffer;
   }
 }
 
@@ -98,7 +106,6 @@ TEST(CostModelFeatures, NaiveMatmulHasMultiplyAddsAndStridedB) {
   EXPECT_EQ(b.stride, 16);
   EXPECT_EQ(b.bytes, 4096 * 4);
   EXPECT_EQ(b.unique_bytes, 256 * 4);
-  EXPECT_EQ(b.reuse, 16);
   EXPECT_EQ(access(s, "A").stride, 1);
   // C is read and written at the same point for all 16 steps of the reduction.
   BufferAccessFeatures c = access(s, "C");
@@ -106,6 +113,177 @@ TEST(CostModelFeatures, NaiveMatmulHasMultiplyAddsAndStridedB) {
   EXPECT_EQ(c.bytes, 2 * 4096 * 4);
   EXPECT_EQ(c.unique_bytes, 256 * 4);
   EXPECT_EQ(s.accesses[0].buffer, "C");  // heaviest first
+}
+
+// The bytes per iteration below: under k, the init store touches C (4 bytes) and the
+// update C twice, A and B (16 bytes); 81920 bytes per call in all.
+TEST(CostModelFeatures, NaiveMatmulCacheLinesAndReuse) {
+  StoreFeatures s = update_store(extract_store_features(lower(matmul16())));
+  // C[i*16 + j]: the 16x16 result is 16 lines, read once and written once.
+  BufferAccessFeatures c = access(s, "C");
+  EXPECT_EQ(c.unique_lines, 16);
+  EXPECT_EQ(c.lines, 2 * 16);
+  EXPECT_EQ(c.reuse_kind, ReuseKind::Loop);  // carried by k, the innermost loop
+  EXPECT_EQ(c.reuse_count, 16);
+  EXPECT_EQ(c.reuse_distance_iters, 1);
+  EXPECT_EQ(c.reuse_distance_bytes, 20);
+  // A[i*16 + k]: one line per run of k, rerun for every j; reuse carried by j.
+  BufferAccessFeatures a = access(s, "A");
+  EXPECT_EQ(a.lines, 256);
+  EXPECT_EQ(a.unique_lines, 16);
+  EXPECT_EQ(a.reuse_kind, ReuseKind::Loop);
+  EXPECT_EQ(a.reuse_count, 16);
+  EXPECT_EQ(a.reuse_distance_iters, 16);           // the 16 steps of k
+  EXPECT_EQ(a.reuse_distance_bytes, 81920 / 256);  // one iteration of j
+  // B[k*16 + j]: a 64-byte stride, one line per element, though the footprint is 16 lines.
+  BufferAccessFeatures b = access(s, "B");
+  EXPECT_EQ(b.lines, 4096);
+  EXPECT_EQ(b.unique_lines, 16);
+  EXPECT_EQ(b.reuse_kind, ReuseKind::Loop);  // carried by i
+  EXPECT_EQ(b.reuse_count, 16);
+  EXPECT_EQ(b.reuse_distance_iters, 256);
+  EXPECT_EQ(b.reuse_distance_bytes, 81920 / 16);
+}
+
+// B[i] = A[i * 32] + A2[i * 2] over 256 floats.
+TEST(CostModelFeatures, StridedAccessesTouchALinePerElementOrPerLineOfBytes) {
+  Buffer A("A", DataType::float32(), {256 * 32});
+  Buffer A2("A2", DataType::float32(), {256 * 2});
+  Buffer B("B", DataType::float32(), {256});
+  Var i("i");
+  Stmt body = make_for(i, 0, 256, ForKind::Serial, store(B, load(A, {i * 32}) + load(A2, {i * 2}), {i}));
+  std::vector<StoreFeatures> rows = extract_store_features(PrimFunc{"strided", {A, A2, B}, body});
+  ASSERT_EQ(rows.size(), 1u);
+  BufferAccessFeatures a = access(rows[0], "A");  // 128-byte steps
+  EXPECT_EQ(a.stride, 32);
+  EXPECT_EQ(a.bytes, 1024);
+  EXPECT_EQ(a.unique_bytes, 1024);
+  EXPECT_EQ(a.lines, 256);
+  EXPECT_EQ(a.unique_lines, 256);
+  BufferAccessFeatures a2 = access(rows[0], "A2");  // 8-byte steps: 2048 bytes spanned
+  EXPECT_EQ(a2.stride, 2);
+  EXPECT_EQ(a2.lines, 32);
+  EXPECT_EQ(a2.unique_lines, 32);
+  BufferAccessFeatures b = access(rows[0], "B");
+  EXPECT_EQ(b.lines, 16);
+  EXPECT_EQ(b.unique_lines, 16);
+  for (const BufferAccessFeatures& x : rows[0].accesses) {
+    EXPECT_EQ(x.reuse_kind, ReuseKind::None) << x.buffer;
+    EXPECT_EQ(x.reuse_count, 1) << x.buffer;
+  }
+}
+
+// B[i] += A[i + r], i < 8, r < 3: the windows overlap, A's footprint is 10 elements.
+TEST(CostModelFeatures, OverlappingWindowIsCountedOnce) {
+  Buffer A("A", DataType::float32(), {10});
+  Buffer B("B", DataType::float32(), {8});
+  Var i("i"), r("r");
+  Stmt body = make_for(i, 0, 8, ForKind::Serial,
+                       make_for(r, 0, 3, ForKind::Serial, store(B, load(B, {Expr(i)}) + load(A, {i + r}), {Expr(i)})));
+  StoreFeatures s = extract_store_features(PrimFunc{"window", {A, B}, body})[0];
+  BufferAccessFeatures a = access(s, "A");
+  EXPECT_EQ(a.bytes, 24 * 4);
+  EXPECT_EQ(a.unique_bytes, 10 * 4);
+  EXPECT_EQ(a.unique_lines, 1);
+  EXPECT_EQ(a.lines, 8);  // one short run of r per i
+  EXPECT_EQ(a.reuse_kind, ReuseKind::None);
+  EXPECT_EQ(access(s, "B").reuse_kind, ReuseKind::Loop);  // carried by r
+  EXPECT_EQ(access(s, "B").reuse_count, 3);
+}
+
+TEST(CostModelFeatures, SameLocationTwiceInOneIterationIsSerialReuse) {
+  Buffer A("A", DataType::float32(), {64});
+  Buffer B("B", DataType::float32(), {64});
+  Buffer C("C", DataType::float32(), {64});
+  Var i("i");
+  // C[i] = C[i] * C[i] + A[i]; B[i] = A[i] * 2: C three times in one store, A in two stores.
+  Stmt body = make_for(i, 0, 64, ForKind::Serial,
+                       seq({store(C, load(C, {Expr(i)}) * load(C, {Expr(i)}) + load(A, {Expr(i)}), {Expr(i)}),
+                            store(B, load(A, {Expr(i)}) * 2.0f, {Expr(i)})}));
+  std::vector<StoreFeatures> rows = extract_store_features(PrimFunc{"serial", {A, B, C}, body});
+  ASSERT_EQ(rows.size(), 2u);
+  BufferAccessFeatures c = access(rows[0], "C");
+  EXPECT_EQ(c.reuse_kind, ReuseKind::Serial);
+  EXPECT_EQ(c.reuse_count, 3);
+  EXPECT_EQ(c.reuse_distance_iters, 0);
+  EXPECT_EQ(c.reuse_distance_bytes, 3 * 4 + 4 + 4 + 4);  // one iteration of i: C three times, A twice, B
+  EXPECT_EQ(access(rows[0], "A").reuse_kind, ReuseKind::Serial);
+  EXPECT_EQ(access(rows[0], "A").reuse_count, 2);
+  EXPECT_EQ(access(rows[1], "A").reuse_count, 2);
+  EXPECT_EQ(access(rows[1], "B").reuse_kind, ReuseKind::None);
+}
+
+// allocate T[100] { T[i] = 1 }; for o { allocate L[1] in local { L = 0; for k { L += A[o*8 + k] }; B[o] = L } }
+PrimFunc allocating_function() {
+  Buffer A("A", DataType::float32(), {32});
+  Buffer B("B", DataType::float32(), {4});
+  Buffer T("T", DataType::float32(), {100});
+  Buffer L("L", DataType::float32(), {1}, "local");
+  Var i("i"), o("o"), k("k");
+  Stmt fill = allocate(T, make_for(i, 0, 100, ForKind::Serial, store(T, make_const(DataType::float32(), 1.0), {i})));
+  Stmt reduce = make_for(k, 0, 8, ForKind::Serial, store(L, load(L, {0}) + load(A, {o * 8 + k}), {0}));
+  Stmt per_row = allocate(
+      L, seq({store(L, make_const(DataType::float32(), 0.0), {0}), reduce, store(B, load(L, {0}), {Expr(o)})}));
+  return PrimFunc{"alloc", {A, B}, seq({fill, make_for(o, 0, 4, ForKind::Serial, per_row)})};
+}
+
+TEST(CostModelFeatures, AllocationsAreCountedOnceWithTheirSizes) {
+  ProgramFeatures p = extract_program_features(allocating_function());
+  EXPECT_EQ(p.allocations.count, 2);
+  EXPECT_EQ(p.allocations.total_bytes, 404);
+  EXPECT_EQ(p.allocations.max_bytes, 400);
+  EXPECT_EQ(p.allocations.local_bytes, 4);
+  std::vector<float> v = candidate_features(allocating_function());
+  EXPECT_FLOAT_EQ(feature(v, "alloc.count"), std::log2(3.0f));
+  EXPECT_FLOAT_EQ(feature(v, "alloc.total_bytes"), std::log2(405.0f));
+  EXPECT_FLOAT_EQ(feature(v, "alloc.max_bytes"), std::log2(401.0f));
+  EXPECT_FLOAT_EQ(feature(v, "alloc.local_bytes"), std::log2(5.0f));
+}
+
+TEST(CostModelFeatures, LoopsAroundAnAllocationCarryNoReuseOfIt) {
+  std::vector<StoreFeatures> rows = extract_store_features(allocating_function());
+  ASSERT_EQ(rows.size(), 4u);  // T, L = 0, L += A, B
+  BufferAccessFeatures l = access(rows[2], "L");
+  EXPECT_EQ(l.reuse_kind, ReuseKind::Loop);
+  EXPECT_EQ(l.reuse_count, 8);  // the steps of k, not of o as well: each o has its own L
+  EXPECT_EQ(l.reuse_distance_iters, 1);
+  EXPECT_EQ(access(rows[2], "A").reuse_kind, ReuseKind::None);
+  // L = 0 and B[o] = L use L once each in an iteration of o.
+  EXPECT_EQ(access(rows[3], "L").reuse_kind, ReuseKind::Serial);
+  EXPECT_EQ(access(rows[3], "L").reuse_count, 2);
+}
+
+// Under k: 32 flops per run of k over C (4 bytes), A (64) and B (64); under j: 512 flops
+// over 16 elements of C, 16 of A and all 256 of B; under i (and the whole function):
+// 8192 flops over the three 1 KiB matrices.
+TEST(CostModelFeatures, IntensityCurveOfNaiveMatmul) {
+  PrimFunc lowered = lower(matmul16());
+  ProgramFeatures p = extract_program_features(lowered);
+  ASSERT_FALSE(p.heaviest_stores.empty());
+  EXPECT_GT(p.stores[p.heaviest_stores[0]].float_fma, 0);
+  EXPECT_DOUBLE_EQ(p.intensity_curve[0], 32.0 / 132);
+  EXPECT_DOUBLE_EQ(p.intensity_curve[1], 512.0 / 1152);
+  for (int point = 2; point < kCurvePoints; ++point) EXPECT_DOUBLE_EQ(p.intensity_curve[point], 8192.0 / 3072);
+  std::vector<float> v = candidate_features(lowered);
+  EXPECT_FLOAT_EQ(feature(v, "intensity.0"), std::log2(1 + 32.0 / 132));
+  EXPECT_FLOAT_EQ(feature(v, "intensity.9"), std::log2(1 + 8192.0 / 3072));
+}
+
+// Register blocking raises the intensity of the innermost loop: four unrolled copies of
+// the update share their loads of A.
+TEST(CostModelFeatures, UnrolledBlockRaisesInnermostIntensity) {
+  Schedule s(matmul16());
+  std::vector<LoopRV> loops = s.get_loops(s.get_block("C"));
+  std::vector<LoopRV> j = s.split(loops[1], {std::nullopt, 4});
+  s.reorder({loops[0], j[0], loops[2], j[1]});
+  s.unroll(j[1]);
+  ProgramFeatures blocked = extract_program_features(lower(s.func()));
+  ProgramFeatures naive = extract_program_features(lower(matmul16()));
+  // A run of k: 4 updates of 32 flops each over 4 elements of C, 16 of A (shared) and
+  // 4 x 16 of B: 128 flops over 336 bytes.
+  EXPECT_DOUBLE_EQ(blocked.intensity_curve[0], 128.0 / 336);
+  EXPECT_GT(blocked.intensity_curve[0], naive.intensity_curve[0]);
+  EXPECT_EQ(blocked.stores[blocked.heaviest_stores[0]].copies, 4);
 }
 
 TEST(CostModelFeatures, MathDivisionAndComparisonAreCountedByKind) {
@@ -156,14 +334,46 @@ TEST(CostModelFeatures, VectorizedAndParallelLoopsShowInTheStore) {
   EXPECT_EQ(row.parallel_extent, 64);
   EXPECT_EQ(access(row, "A").stride, 1);
   EXPECT_EQ(access(row, "A").unique_bytes, 4096 * 4);
+  EXPECT_EQ(access(row, "A").lines, 4096 * 4 / 64);
+  EXPECT_EQ(row.parallel_position, 1);
 
   std::vector<float> v = candidate_features(lower(s.func()));
   EXPECT_FLOAT_EQ(feature(v, "store0.vector_lanes"), std::log2(9.0f));
   EXPECT_FLOAT_EQ(feature(v, "store0.parallel_extent"), std::log2(65.0f));
   EXPECT_FLOAT_EQ(feature(v, "store0.parallel_loops"), 1.0f);
+  EXPECT_FLOAT_EQ(feature(v, "store0.parallel_position"), 1.0f);
+  EXPECT_FLOAT_EQ(feature(v, "annot.parallel_loops"), 1.0f);
+  EXPECT_FLOAT_EQ(feature(v, "annot.parallel_extent"), std::log2(65.0f));
+  EXPECT_FLOAT_EQ(feature(v, "annot.parallel_share"), 1.0f);
+  EXPECT_FLOAT_EQ(feature(v, "annot.vector_lanes"), std::log2(9.0f));
+  EXPECT_FLOAT_EQ(feature(v, "annot.vector_share"), 1.0f);
   std::vector<float> plain = candidate_features(lower(elementwise_add()));
   EXPECT_FLOAT_EQ(feature(plain, "store0.vector_lanes"), 1.0f);
   EXPECT_FLOAT_EQ(feature(plain, "store0.parallel_loops"), 0.0f);
+  EXPECT_FLOAT_EQ(feature(plain, "annot.parallel_share"), 0.0f);
+  EXPECT_FLOAT_EQ(feature(plain, "annot.vector_share"), 0.0f);
+}
+
+TEST(CostModelFeatures, InnerParallelLoopHasItsPosition) {
+  Schedule s(elementwise_add());
+  std::vector<LoopRV> loops = s.get_loops(s.get_block("C"));
+  s.parallel(loops[1]);
+  ProgramFeatures p = extract_program_features(lower(s.func()));
+  ASSERT_EQ(p.stores.size(), 1u);
+  EXPECT_EQ(p.stores[0].parallel_position, 2);
+  EXPECT_EQ(p.annotations.parallel_position, 2);
+  EXPECT_EQ(p.annotations.parallel_extent, 64);
+}
+
+TEST(CostModelFeatures, UnrollPragmaIsTheLargestOnAnEnclosingLoop) {
+  Buffer A("A", DataType::float32(), {64});
+  Var i("i"), j("j");
+  Stmt inner = make_for(j, 0, 8, ForKind::Serial, store(A, make_const(DataType::float32(), 0.0), {i * 8 + j}), "",
+                        {{"pragma_auto_unroll_max_step", int64_t{16}}});
+  Stmt body = make_for(i, 0, 8, ForKind::Serial, inner, "", {{"pragma_auto_unroll_max_step", int64_t{64}}});
+  std::vector<float> v = candidate_features(PrimFunc{"f", {A}, body});
+  EXPECT_FLOAT_EQ(feature(v, "store0.unroll_max_step"), std::log2(65.0f));
+  EXPECT_FLOAT_EQ(feature(v, "annot.unroll_max_step"), std::log2(65.0f));
 }
 
 TEST(CostModelFeatures, UnrolledCopiesKeepTheTotals) {
@@ -174,24 +384,64 @@ TEST(CostModelFeatures, UnrolledCopiesKeepTheTotals) {
   PrimFunc lowered = lower(s.func());
   std::vector<StoreFeatures> rows = extract_store_features(lowered);
   ASSERT_EQ(rows.size(), 4u);
-  for (const StoreFeatures& row : rows) EXPECT_EQ(row.loop_product, 1024);
+  for (const StoreFeatures& row : rows) {
+    EXPECT_EQ(row.loop_product, 1024);
+    EXPECT_EQ(row.copies, 4);
+  }
   std::vector<float> v = candidate_features(lowered);
   EXPECT_FLOAT_EQ(feature(v, "total.float_add_sub"), std::log2(4097.0f));
   EXPECT_FLOAT_EQ(feature(v, "total.num_stores"), std::log2(5.0f));
+  EXPECT_FLOAT_EQ(feature(v, "store0.copies"), std::log2(5.0f));
+  // The four copies are one group: the second slot stays empty.
+  EXPECT_EQ(feature(v, "store1.loop_product"), 0.0f);
 }
 
 TEST(CostModelFeatures, LayoutIsNamedAndFixedLength) {
   const std::vector<std::string>& names = feature_names();
   EXPECT_EQ(names.size(), candidate_features(lower(elementwise_add())).size());
   EXPECT_EQ(names.size(), candidate_features(lower(matmul16())).size());
-  EXPECT_EQ(names.size(), 10u + kTopStores * (14u + kBufferSlots * 4u));
+  EXPECT_EQ(names.size(), 12u + 7u + 4u + kCurvePoints + kTopStores * (16u + kBufferSlots * 10u));
+  EXPECT_EQ(names.size(), 125u);
+  EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
   EXPECT_EQ(names.front(), "total.float_add_sub");
-  EXPECT_EQ(names.back(), "store1.buf2.reuse");
-  EXPECT_EQ(kFeatureLayoutVersion, 1);
+  EXPECT_EQ(names[23], "intensity.0");
+  EXPECT_EQ(names.back(), "store1.buf2.reuse_count");
+  EXPECT_EQ(kFeatureLayoutVersion, 2);
   // The second store slot of a one-store program is empty.
   std::vector<float> v = candidate_features(lower(elementwise_add()));
   EXPECT_EQ(feature(v, "store1.loop_product"), 0.0f);
   EXPECT_FLOAT_EQ(feature(v, "total.float_add_sub"), std::log2(4097.0f));
+}
+
+TEST(CostModelFeatures, ThreadsExtractingAtOnceAgreeWithSerialExtraction) {
+  std::unique_ptr<schedule_space::Task> task = schedule_space::Task::create(
+      ops::Workload::parse("matmul:M=256,N=256,K=256"), Target::parse("llvm -mcpu=native"));
+  Schedule vectorized(elementwise_add());
+  std::vector<LoopRV> loops = vectorized.get_loops(vectorized.get_block("C"));
+  vectorized.vectorize(vectorized.split(loops[1], {std::nullopt, 8})[1]);
+  vectorized.parallel(loops[0]);
+  const std::vector<PrimFunc> functions = {lower(elementwise_add()), lower(matmul16()), lower(vectorized.func()),
+                                           allocating_function(), lower(task->apply(task->default_config()).func())};
+  std::vector<std::vector<float>> serial;
+  for (const PrimFunc& f : functions) serial.push_back(candidate_features(f));
+
+  constexpr int kThreads = 4;
+  constexpr int kRounds = 20;
+  std::vector<int> mismatches(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < kRounds; ++round) {
+        // Each thread walks the functions from another start, so different ones overlap.
+        for (size_t n = 0; n < functions.size(); ++n) {
+          size_t f = (n + t) % functions.size();
+          if (candidate_features(functions[f]) != serial[f]) ++mismatches[t];
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
 }
 
 TEST(CostModelFeatures, UnloweredFunctionIsRefused) {

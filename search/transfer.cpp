@@ -1,0 +1,140 @@
+#include "search/transfer.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "compiler/ir/error.h"
+#include "compiler/ops/workload.h"
+#include "search/featurize.h"
+
+namespace temper::search {
+namespace {
+
+// Fewer samples than this teach a model less than its first measured batch would.
+constexpr int kMinTransferSamples = 16;
+
+// One record chosen for transfer, by where it sits in the log.
+struct Pick {
+  size_t workload;  // index into the workloads searched
+  size_t record;    // index into that workload's records (commit order)
+  int64_t timestamp;
+};
+
+std::string plural(int64_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+TransferSet collect_samples(const tuning_db::Database& db, const std::string& op, const Target& target,
+                            const tuning_db::WorkloadKey* exclude, int max_records) {
+  const std::string target_key = target.to_string();
+  std::vector<tuning_db::WorkloadKey> keys;
+  std::vector<std::vector<tuning_db::TuningRecord>> records;
+  std::vector<Pick> picks;
+  for (const tuning_db::WorkloadKey& key : db.workloads()) {
+    if (key.op != op || (exclude && key == *exclude)) continue;
+    std::vector<tuning_db::TuningRecord> of_key = db.records_for(key, target_key);
+    if (of_key.empty()) continue;
+    for (size_t r = 0; r < of_key.size(); ++r) picks.push_back({keys.size(), r, of_key[r].timestamp});
+    keys.push_back(key);
+    records.push_back(std::move(of_key));
+  }
+  // The newest records, when there are more than max_records; a later commit of the same
+  // second counts as newer.
+  if (static_cast<int64_t>(picks.size()) > max_records) {
+    std::stable_sort(picks.begin(), picks.end(), [](const Pick& a, const Pick& b) {
+      if (a.timestamp != b.timestamp) return a.timestamp > b.timestamp;
+      return a.workload != b.workload ? a.workload > b.workload : a.record > b.record;
+    });
+    picks.resize(std::max(0, max_records));
+  }
+  std::map<size_t, std::vector<size_t>> chosen;  // workload -> its picked records, in commit order
+  for (const Pick& pick : picks) chosen[pick.workload].push_back(pick.record);
+
+  TransferSet out;
+  for (auto& [w, indices] : chosen) {
+    std::sort(indices.begin(), indices.end());
+    std::unique_ptr<schedule_space::Task> task;
+    try {
+      task = schedule_space::Task::create(ops::Workload::parse(keys[w].workload), target);
+    } catch (const UserError&) {
+      // A workload of another Temper, or one no template serves any more.
+      out.records_skipped += static_cast<int>(indices.size());
+      continue;
+    }
+    std::vector<schedule_space::Config> configs;
+    std::vector<const tuning_db::TuningRecord*> sources;
+    for (size_t r : indices) {
+      const tuning_db::TuningRecord& record = records[w][r];
+      if (record.config.is_null()) {
+        ++out.records_skipped;  // a trace made without the template: no config to featurize
+        continue;
+      }
+      try {
+        configs.push_back(task->space().from_json(record.config));
+        sources.push_back(&record);
+      } catch (const UserError&) {
+        ++out.records_skipped;  // a config of another version of the template
+      }
+    }
+    std::vector<std::vector<float>> features = config_features(*task, configs);
+    const std::string group = sample_group(*task);
+    int usable = 0;
+    for (size_t i = 0; i < configs.size(); ++i) {
+      if (features[i].empty()) {
+        ++out.records_skipped;  // the template no longer applies this config
+        continue;
+      }
+      const tuning_db::TuningRecord& record = *sources[i];
+      double cost = record.is_valid() ? record.mean : std::numeric_limits<double>::infinity();
+      if (!record.is_valid()) ++out.failed;
+      out.samples.push_back({std::move(features[i]), cost, group});
+      ++usable;
+    }
+    if (usable > 0) ++out.workloads;
+  }
+  return out;
+}
+
+std::unique_ptr<cost_model::CostModel> pretrain_from_log(const tuning_db::Database& db,
+                                                         const schedule_space::Task& task,
+                                                         const cost_model::ModelOptions& options, std::string* why,
+                                                         TransferSet* used) {
+  const tuning_db::WorkloadKey own = tuning_db::WorkloadKey::from(task.workload());
+  TransferSet set = collect_samples(db, own.op, task.target(), &own);
+  const std::string what = str(own.op, " on '", task.target().to_string(), "' for other workloads");
+
+  // Successful samples per group: a group needs two to rank anything but failures.
+  std::map<std::string, int> successes;
+  for (const cost_model::Sample& s : set.samples) {
+    if (s.cost > 0 && s.cost < std::numeric_limits<double>::infinity()) ++successes[s.group];
+  }
+  int rankable_groups = 0;
+  for (const auto& [group, count] : successes) rankable_groups += count >= 2 ? 1 : 0;
+
+  std::string reason;
+  const int n = static_cast<int>(set.samples.size());
+  if (n < kMinTransferSamples) {
+    reason = str("the log has ", plural(n, "usable record"), " of ", what,
+                 set.records_skipped > 0 ? str(" (", set.records_skipped, " more no longer fit the template)") : "",
+                 "; transfer needs at least ", kMinTransferSamples);
+  } else if (successes.empty()) {
+    reason = str("all ", n, " records of ", what, " failed: nothing to learn from");
+  } else if (rankable_groups == 0) {
+    reason = str("no other workload of ", own.op, " on '", task.target().to_string(),
+                 "' has two successful records: nothing to rank");
+  }
+  std::unique_ptr<cost_model::CostModel> model;
+  if (reason.empty()) {
+    model = cost_model::make_cost_model("xgb", options);
+    model->update(set.samples);
+  } else if (why) {
+    *why = reason;
+  }
+  if (used) *used = std::move(set);
+  return model;
+}
+
+}  // namespace temper::search
