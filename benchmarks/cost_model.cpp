@@ -33,7 +33,7 @@
 //
 //   cost_model [--trials N] [--seeds N] [--table-db PATH] [--workloads a,b,...] [--quick]
 //
-// Defaults: 64 trials, 5 seeds, bench_logs/cost_model_table.db, the six workloads of
+// Defaults: 160 trials, 9 seeds, bench_logs/cost_model_table.db, the six workloads of
 // kWorkloads. --workloads takes labels of that list separated by ',', or workload strings
 // ("matmul:M=...", with labels too) separated by ';'. --quick runs two workloads with two
 // seeds (a smoke check).
@@ -587,8 +587,10 @@ Speed speed(const std::vector<Table>& tables, const std::vector<SearchSummary>& 
 }
 
 struct Options {
-  int trials = 64;
-  int seeds = 0;  // 0: 5, or 2 with --quick
+  // Random search needs ~100-200 trials on these spaces: a smaller budget would cut its
+  // count short and flatter it.
+  int trials = 160;
+  int seeds = 0;  // 0: 9, or 2 with --quick
   std::string table_db = "bench_logs/cost_model_table.db";
   std::vector<std::string> workloads;
   bool quick = false;
@@ -727,7 +729,7 @@ int main(int argc, char** argv) {
         throw UserError(str("unknown argument '", arg, "'; ", usage));
       }
     }
-    if (o.seeds == 0) o.seeds = o.quick ? 2 : 5;
+    if (o.seeds == 0) o.seeds = o.quick ? 2 : 9;
     bench::run_benchmark(o);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cost_model: error: %s\n", e.what());

@@ -20,6 +20,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "compiler/ir/error.h"
+#include "compiler/ir/text.h"
 #include "compiler/ops/workload.h"
 #include "compiler/target/target.h"
 #include "tuning_db/json_lines.h"
@@ -86,16 +87,6 @@ std::string format_time(int64_t timestamp) {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-std::string plural(int64_t n, const std::string& noun) {
-  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
-}
-
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : separator) + item;
-  return out;
 }
 
 // Rows under a header (none when header is empty), columns two spaces apart;

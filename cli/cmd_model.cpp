@@ -20,6 +20,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "compiler/ir/error.h"
+#include "compiler/ir/text.h"
 #include "compiler/target/target.h"
 #include "cost_model/cost_model.h"
 #include "cost_model/metrics.h"
@@ -49,20 +50,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::string plural(int64_t n, const std::string& noun) {
-  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
-}
-
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : separator) + item;
-  return out;
-}
-
-bool is_failure(double cost) {
-  return !(cost > 0) || !std::isfinite(cost);
 }
 
 // Options every subcommand takes: which log, and which of its records.
@@ -300,7 +287,7 @@ int model_eval(const std::vector<std::string>& args) {
     }
     std::vector<std::string> same(group_costs.size(), group);
     int64_t valid = 0;
-    for (double c : group_costs) valid += is_failure(c) ? 0 : 1;
+    for (double c : group_costs) valid += cost_model::is_failed_cost(c) ? 0 : 1;
     valid_total += valid;
     table.push_back({group_workload(group, samples.target), std::to_string(group_costs.size()), std::to_string(valid),
                      format_metric(cost_model::pairwise_accuracy(group_scores, group_costs, same)),

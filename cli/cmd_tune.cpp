@@ -87,7 +87,7 @@ int cmd_tune(const std::vector<std::string>& args) {
       ("db", po::value(&db_path), "the tuning log (SQLite); created if missing, appended to otherwise")
       ("target", po::value(&target_text)->default_value("llvm -mcpu=native"), "target string: llvm [-mcpu=...]")
       ("trials", po::value(&options.trials)->default_value(200), "configs to measure, those already in the log included")
-      ("tuner", po::value(&tuner_name)->default_value("ga"),
+      ("tuner", po::value(&tuner_name)->default_value("xgb"),
        "random, grid, ga (genetic) or xgb (simulated annealing guided by an XGBoost cost model)")
       ("transfer", po::bool_switch(&transfer),
        "xgb: pre-train the model on the log's records of other workloads of the same op and target")

@@ -8,5 +8,5 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 temper="${BUILD_DIR:-$root/build}/cli/temper"
 workload="matmul:M=1024,N=1024,K=1024"
 db="${TEMPER_DB:-$root/tuning.db}"
-"$temper" tune "$workload" --db "$db" --trials "${TRIALS:-24}" --tuner ga --seed 0
+"$temper" tune "$workload" --db "$db" --trials "${TRIALS:-24}" --tuner xgb --seed 0
 "$temper" run "$workload" --db "$db"

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "compiler/ir/error.h"
+#include "compiler/ir/text.h"
 #include "compiler/ops/workload.h"
 #include "search/featurize.h"
 
@@ -20,10 +21,6 @@ struct Pick {
   size_t record;    // index into that workload's records (commit order)
   int64_t timestamp;
 };
-
-std::string plural(int64_t n, const std::string& noun) {
-  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
-}
 
 }  // namespace
 
@@ -109,7 +106,7 @@ std::unique_ptr<cost_model::CostModel> pretrain_from_log(const tuning_db::Databa
   // Successful samples per group: a group needs two to rank anything but failures.
   std::map<std::string, int> successes;
   for (const cost_model::Sample& s : set.samples) {
-    if (s.cost > 0 && s.cost < std::numeric_limits<double>::infinity()) ++successes[s.group];
+    if (!cost_model::is_failed_cost(s.cost)) ++successes[s.group];
   }
   int rankable_groups = 0;
   for (const auto& [group, count] : successes) rankable_groups += count >= 2 ? 1 : 0;

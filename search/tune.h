@@ -5,7 +5,8 @@
 // Resume: records of this workload and target already in the log count towards the trial
 // budget, their configs are never measured again, and their best is the starting
 // best-so-far. So `temper tune ... --trials 200` killed after 120 trials and started
-// again measures the 80 left.
+// again measures the 80 left.  The tuner learns from those records too (one update() before
+// the first batch): a resumed xgb job starts with a trained model.
 //
 // The template's default config is measured first (unless the log has it): the tuned
 // result is then never worse than what a build uses without a log.

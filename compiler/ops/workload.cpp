@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 
+#include "compiler/ir/text.h"
 #include "compiler/ops/op_table.h"
 
 namespace temper::ops {
@@ -27,13 +28,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
   }
   parts.push_back(s.substr(start));
   return parts;
-}
-
-template <typename Container>
-std::string join(const Container& items, const std::string& sep) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : sep) + std::string(item);
-  return out;
 }
 
 std::string valid_keys(const OpSpec& spec) {

@@ -253,21 +253,30 @@ TEST(ModelTuner, BadOptionsAreUserErrors) {
 
 const Target kTarget = Target::parse("llvm -mcpu=native");
 
-TEST(Featurize, ParallelAndSerialFeaturesAgreeOnARealTask) {
+// The conv2d template builds its packed re-expression with te::compute, which must work
+// on OpenMP worker threads too (it once failed there and gave empty features).
+TEST(Featurize, ParallelAndSerialFeaturesAgreeOnRealTasks) {
+  for (const char* workload : {"matmul:M=64,N=64,K=64", "conv2d:N=1,C=16,H=14,W=14,K=16,R=3,S=3,stride=1,pad=1"}) {
+    SCOPED_TRACE(workload);
+    std::unique_ptr<schedule_space::Task> task = schedule_space::Task::create(ops::Workload::parse(workload), kTarget);
+    std::mt19937_64 rng(1);
+    std::vector<Config> configs;
+    for (int i = 0; i < 32; ++i) configs.push_back(task->space().sample(rng));
+    std::vector<std::vector<float>> parallel = config_features(*task, configs);
+    ASSERT_EQ(parallel.size(), configs.size());
+    std::set<std::vector<float>> distinct;
+    for (size_t i = 0; i < configs.size(); ++i) {
+      EXPECT_EQ(parallel[i], config_features(*task, configs[i])) << configs[i].to_string();
+      EXPECT_EQ(parallel[i].size(), cost_model::feature_names().size());
+      distinct.insert(parallel[i]);
+    }
+    EXPECT_GT(distinct.size(), 16u) << "features hardly tell the configs apart";
+  }
+}
+
+TEST(Featurize, SampleGroupNamesTheWorkloadAndTarget) {
   std::unique_ptr<schedule_space::Task> task =
       schedule_space::Task::create(ops::Workload::parse("matmul:M=64,N=64,K=64"), kTarget);
-  std::mt19937_64 rng(1);
-  std::vector<Config> configs;
-  for (int i = 0; i < 32; ++i) configs.push_back(task->space().sample(rng));
-  std::vector<std::vector<float>> parallel = config_features(*task, configs);
-  ASSERT_EQ(parallel.size(), configs.size());
-  std::set<std::vector<float>> distinct;
-  for (size_t i = 0; i < configs.size(); ++i) {
-    EXPECT_EQ(parallel[i], config_features(*task, configs[i])) << configs[i].to_string();
-    EXPECT_EQ(parallel[i].size(), cost_model::feature_names().size());
-    distinct.insert(parallel[i]);
-  }
-  EXPECT_GT(distinct.size(), 16u) << "features hardly tell the configs apart";
   EXPECT_EQ(sample_group(*task), "matmul:M=64,N=64,K=64,transpose_a=0,transpose_b=0,dtype=float32 @ llvm -mcpu=native");
 }
 

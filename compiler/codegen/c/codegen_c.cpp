@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "compiler/ir/functor.h"
+#include "compiler/ir/text.h"
 #include "compiler/runtime/module.h"
 
 namespace temper {
@@ -55,12 +56,6 @@ const char* dtype_code_name(DataType t) {
       return "TEMPER_DTYPE_HANDLE";
   }
   return "?";
-}
-
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string s;
-  for (size_t i = 0; i < parts.size(); ++i) s += (i ? sep : "") + parts[i];
-  return s;
 }
 
 // Whether evaluating e may read b, or write memory at all (an extern call).
