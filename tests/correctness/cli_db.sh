@@ -6,37 +6,12 @@
 # Usage: cli_db.sh TEMPER
 set -u
 temper="$1"
-expect_error="$(cd "$(dirname "$0")/../error" && pwd)/cli_expect_error.sh"
+here="$(cd "$(dirname "$0")" && pwd)"
+expect_error="$here/../error/cli_expect_error.sh"
+source "$here/cli_test_lib.sh"
 work="$(mktemp -d "${TMPDIR:-/tmp}/temper_cli_db_XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
-
-fail() {
-  echo "FAIL: $*"
-  exit 1
-}
-# Runs temper, which must succeed; its output (stdout and stderr) lands in $out.
-run() {
-  echo "\$ temper $*"
-  out="$("$temper" "$@" 2>&1)"
-  local status=$?
-  echo "$out"
-  [[ $status -eq 0 ]] || fail "temper $* exited with status $status"
-}
-# The output of the last run has a line matching the extended regex.
-expect() {
-  grep -Eq -- "$1" <<<"$out" || fail "no line of the output above matches '$1'"
-}
-expect_not() {
-  ! grep -Eq -- "$1" <<<"$out" || fail "a line of the output above matches '$1'"
-}
-# A temper command that must fail with a message matching the pattern.
-must_fail() {
-  local pattern="$1"
-  shift
-  echo "\$ temper $* (must fail)"
-  "$expect_error" "$pattern" "$temper" "$@" || fail "temper $* did not fail with '$pattern'"
-}
 
 W=matmul:M=64,N=48,K=32,transpose_a=0,transpose_b=0,dtype=float32
 W8=matmul:M=8,N=8,K=8,transpose_a=0,transpose_b=0,dtype=float32

@@ -6,37 +6,14 @@
 # Usage: cli_model.sh TEMPER
 set -u
 temper="$1"
-expect_error="$(cd "$(dirname "$0")/../error" && pwd)/cli_expect_error.sh"
+here="$(cd "$(dirname "$0")" && pwd)"
+expect_error="$here/../error/cli_expect_error.sh"
+source "$here/cli_test_lib.sh"
 work="$(mktemp -d "${TMPDIR:-/tmp}/temper_cli_model_XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 fast=(--min-repeat-ms 1 --repeat 1 --batch-size 8)
 py=/usr/bin/python3
-
-fail() {
-  echo "FAIL: $*"
-  exit 1
-}
-# Runs temper, which must succeed; its output (stdout and stderr) lands in $out.
-run() {
-  echo "\$ temper $*"
-  out="$("$temper" "$@" 2>&1)"
-  local status=$?
-  echo "$out"
-  [[ $status -eq 0 ]] || fail "temper $* exited with status $status"
-}
-# The output of the last run has a line matching the extended regex.
-expect() {
-  grep -Eq -- "$1" <<<"$out" || fail "no line of the output above matches '$1'"
-}
-# A temper command that must fail with a message matching the pattern.
-must_fail() {
-  local pattern="$1"
-  shift
-  echo "\$ temper $* (must fail)"
-  "$expect_error" "$pattern" "$temper" "$@" || fail "temper $* did not fail with '$pattern'"
-}
-count() { "$py" -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])" "$1" "$2"; }
 
 echo "== two workloads of matmul tuned into one log"
 run tune matmul:M=64,N=64,K=64 --db log.db --trials 16 --tuner random --seed 1 "${fast[@]}"

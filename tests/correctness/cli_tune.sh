@@ -9,11 +9,8 @@ work="$2"
 rm -rf "$work" && mkdir -p "$work"
 db="$work/tuning.db"
 fast=(--min-repeat-ms 1 --repeat 2 --batch-size 4)
-py=/usr/bin/python3
 
-fail() { echo "FAIL: $*"; exit 1; }
-# count SQL: one number from the log.
-count() { "$py" -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])" "$1" "$2"; }
+source "$(dirname "$0")/cli_test_lib.sh"
 # Every record of a workload has a distinct config: nothing was measured twice.
 no_repeats() {
   local records distinct

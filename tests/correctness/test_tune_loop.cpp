@@ -7,6 +7,7 @@
 
 #include "compiler/codegen/build.h"
 #include "compiler/ops/op_data.h"
+#include "correctness/tune_test_util.h"
 #include "search/apply_history_best.h"
 #include "search/tune.h"
 #include "tuning_db/memory_database.h"
@@ -14,14 +15,8 @@
 namespace temper::search {
 namespace {
 
-const Target kTarget = Target::parse("llvm -mcpu=native");
-
-measure::RunnerOptions quick_runner() {
-  measure::RunnerOptions o;
-  o.repeat = 2;
-  o.min_repeat_ms = 1;
-  return o;
-}
+using tune_testing::quick_runner;
+const Target kTarget = tune_testing::host();
 
 struct Job {
   std::unique_ptr<schedule_space::Task> task;

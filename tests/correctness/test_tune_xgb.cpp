@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "correctness/tune_test_util.h"
 #include "search/model_tuner.h"
 #include "search/tune.h"
 #include "tuning_db/memory_database.h"
@@ -11,14 +12,8 @@
 namespace temper::search {
 namespace {
 
-const Target kTarget = Target::parse("llvm -mcpu=native");
-
-measure::RunnerOptions quick_runner() {
-  measure::RunnerOptions o;
-  o.repeat = 2;
-  o.min_repeat_ms = 1;
-  return o;
-}
+using tune_testing::quick_runner;
+const Target kTarget = tune_testing::host();
 
 TuneOptions trials(int n) {
   TuneOptions o;
