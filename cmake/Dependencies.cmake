@@ -32,6 +32,12 @@ temper_require(SQLite3_FOUND "SQLite 3" libsqlite3-dev)
 find_package(Eigen3 3.3 QUIET NO_MODULE)
 temper_require(Eigen3_FOUND "Eigen 3" libeigen3-dev)
 
+# The ONNX frontend: Debian's libonnx-dev needs protobuf found first (it does not pull it in).
+find_package(Protobuf QUIET)
+temper_require(Protobuf_FOUND "Protocol Buffers" libprotobuf-dev)
+find_package(ONNX QUIET)
+temper_require(ONNX_FOUND "ONNX's protobuf classes" libonnx-dev)
+
 find_package(Threads REQUIRED)
 
 if(TEMPER_BUILD_TESTS)

@@ -38,7 +38,7 @@ te::Tensor reshape(const te::Tensor& x, const Shape& new_shape, const std::strin
       shape_exprs(new_shape, "reshape"),
       [&](const std::vector<Var>& i) {
         // The row-major offset of the output element, then its coordinates in x.
-        Expr flat = i[0];
+        Expr flat = new_shape.empty() ? index_const(0) : Expr(i[0]);  // a scalar result has no index
         for (size_t d = 1; d < new_shape.size(); ++d) flat = times(flat, new_shape[d]) + i[d];
         std::vector<Expr> src(in.size());
         for (size_t d = in.size(); d-- > 0;) {
@@ -52,6 +52,11 @@ te::Tensor reshape(const te::Tensor& x, const Shape& new_shape, const std::strin
 
 te::Tensor pad(const te::Tensor& x, const std::vector<int64_t>& before, const std::vector<int64_t>& after, double value,
                const std::string& name) {
+  return pad(x, before, after, make_const(x.dtype(), value), name);
+}
+
+te::Tensor pad(const te::Tensor& x, const std::vector<int64_t>& before, const std::vector<int64_t>& after,
+               const Expr& value, const std::string& name) {
   Shape in = static_shape(x, "pad");
   size_t rank = in.size();
   if (before.size() != rank || after.size() != rank) {
@@ -85,7 +90,7 @@ te::Tensor pad(const te::Tensor& x, const std::vector<int64_t>& before, const st
           }
         }
         if (!inside.defined()) return x(src);
-        return select(inside, x(src), make_const(x.dtype(), value));
+        return select(inside, x(src), value);
       },
       name);
 }

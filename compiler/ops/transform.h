@@ -24,6 +24,9 @@ te::Tensor reshape(const te::Tensor& x, const Shape& new_shape, const std::strin
 // filled with `value` (converted to x's dtype; -inf and the like are allowed for floats).
 te::Tensor pad(const te::Tensor& x, const std::vector<int64_t>& before, const std::vector<int64_t>& after,
                double value = 0.0, const std::string& name = "pad");
+// The same with the fill value as an expression of x's dtype (a load of a scalar tensor).
+te::Tensor pad(const te::Tensor& x, const std::vector<int64_t>& before, const std::vector<int64_t>& after,
+               const Expr& value, const std::string& name = "pad");
 
 // Joins tensors along `axis` (negative counts from the end); all other extents and the
 // dtypes must agree.

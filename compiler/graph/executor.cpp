@@ -1,0 +1,85 @@
+#include "compiler/graph/executor.h"
+
+#include <algorithm>
+
+#include "compiler/graph/graph_ops.h"
+#include "compiler/ir/error.h"
+#include "compiler/ir/text.h"
+#include "compiler/runtime/c_runtime_api.h"
+
+namespace temper::graph {
+namespace {
+
+// "graph 'resnet'", or "the graph" when the model did not name it.
+std::string label(const Graph& graph) {
+  return graph.name.empty() ? "the graph" : str("graph '", graph.name, "'");
+}
+
+}  // namespace
+
+GraphExecutor::GraphExecutor(const Graph& graph, const Target& target) : graph_(graph), target_(target) {
+  kernels_.resize(graph_.nodes().size());
+  evaluated_.resize(graph_.nodes().size());
+  for (int n = 0; n < static_cast<int>(graph_.nodes().size()); ++n) {
+    const Node& node = graph_.nodes()[n];
+    const GraphOp* op = find_graph_op(node.op);
+    if (op && op->evaluate) {
+      evaluated_[n] = op->evaluate(graph_, node);
+    } else {
+      kernels_[n] = compile_node(graph_, n, target_);
+    }
+  }
+}
+
+std::vector<NDArray> GraphExecutor::run(const std::map<std::string, NDArray>& inputs) const {
+  std::vector<NDArray> arrays(graph_.values().size());
+  std::vector<std::string> input_names;
+  for (ValueId v : graph_.inputs()) input_names.push_back(graph_.value(v).name);
+  for (const auto& [name, array] : inputs) {
+    ValueId v = graph_.find(name);
+    bool is_input =
+        v != kNoValue && std::find(graph_.inputs().begin(), graph_.inputs().end(), v) != graph_.inputs().end();
+    if (!is_input) {
+      throw UserError(str(label(graph_), " has no input '", name, "'; its inputs are: ", join(input_names, ", ")));
+    }
+    const TensorType& expected = graph_.value(v).type;
+    TensorType given{array.shape(), array.dtype()};
+    if (!array.defined() || given != expected) {
+      throw UserError(str("input '", name, "' of ", label(graph_), " expects ", expected.to_string(), ", given ",
+                          array.defined() ? given.to_string() : std::string("an empty array")));
+    }
+    arrays[v] = array;
+  }
+  for (ValueId v : graph_.inputs()) {
+    if (!arrays[v].defined()) {
+      throw UserError(str("input '", graph_.value(v).name, "' (", graph_.value(v).type.to_string(), ") of ",
+                          label(graph_), " is not given"));
+    }
+  }
+  for (ValueId v = 0; v < static_cast<ValueId>(graph_.values().size()); ++v) {
+    if (graph_.value(v).constant) arrays[v] = *graph_.value(v).constant;
+  }
+
+  if (target_.num_cores > 0) temper_set_num_threads(target_.num_cores);
+  for (size_t n = 0; n < kernels_.size(); ++n) {
+    const std::vector<ValueId>& outs = graph_.nodes()[n].outputs;
+    if (!kernels_[n].function.defined()) {
+      for (size_t o = 0; o < outs.size(); ++o) arrays[outs[o]] = evaluated_[n][o];
+      continue;
+    }
+    const NodeKernel& kernel = kernels_[n];
+    for (ValueId out : outs) {
+      const TensorType& type = graph_.value(out).type;
+      arrays[out] = NDArray::empty(type.shape, type.dtype);
+    }
+    std::vector<NDArray*> args;
+    for (ValueId v : kernel.args) args.push_back(&arrays[v]);
+    run_node(kernel, args);
+  }
+
+  std::vector<NDArray> outputs;
+  for (ValueId v : graph_.outputs()) outputs.push_back(arrays[v]);
+  return outputs;
+}
+
+}  // namespace temper::graph

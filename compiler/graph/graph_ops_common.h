@@ -1,0 +1,69 @@
+// What the graph_ops_*.cpp families share: reading a node's inputs, attributes and
+// constant inputs, broadcasting, and naming the te tensors a node computes. Internal to
+// the op table (graph_ops.h is the interface).
+//
+// Errors thrown here name the input or attribute but not the node: the table
+// (graph_ops.cpp) prefixes every UserError an op's infer or compute throws with
+// "<op> node '<name>': ".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/graph/graph_ops.h"
+
+namespace temper::graph::detail {
+
+using Shape = std::vector<int64_t>;
+
+// The families of the table, each in its graph_ops_<family>.cpp.
+std::vector<GraphOp> elementwise_graph_ops();  // arithmetic, activations, Clip, Identity, Cast
+std::vector<GraphOp> nn_graph_ops();           // Conv, Gemm, MatMul, pooling, normalisations, ReduceMean
+std::vector<GraphOp> shape_graph_ops();        // Reshape, Transpose, Concat, Pad, Slice, Gather, Shape, ...
+
+// UserError unless the node has between min_inputs and max_inputs inputs (omitted
+// optional ones included), and at most max_outputs outputs.
+void check_arity(const Node& node, int min_inputs, int max_inputs, int max_outputs = 1);
+
+// Whether input i is present (not omitted, not past the end).
+bool has_input(const Node& node, int i);
+// The type of input i, which must be present: UserError naming `role` otherwise.
+const TensorType& input_type(const Graph& graph, const Node& node, int i, const std::string& role);
+// The data of input i, which must be a constant: UserError naming the input, its role and
+// why the value is needed otherwise.
+const NDArray& constant_input(const Graph& graph, const Node& node, int i, const std::string& role);
+// A constant integer input (shapes, axes, pads, starts) as int64 values.
+std::vector<int64_t> constant_ints(const Graph& graph, const Node& node, int i, const std::string& role);
+
+// An attribute list of ints with `count` entries, or `count` copies of fallback when the
+// attribute is absent; UserError when it has another length.
+std::vector<int64_t> ints_attr(const Node& node, const std::string& name, size_t count, int64_t fallback);
+
+// axis in [0, rank); negative counts from the end. UserError naming `what` when out of range.
+int normalize_axis(int64_t axis, int64_t rank, const std::string& what);
+
+// numpy's (ONNX's multidirectional) broadcast of two shapes; UserError naming both types.
+Shape broadcast_shapes(const TensorType& a, const TensorType& b);
+
+// The element of t read at output index i of a broadcast result of rank i.size(): t's
+// dimensions align with the last ones of the output, and an extent-1 dimension reads 0.
+Expr broadcast_load(const te::Tensor& t, const std::vector<Var>& i);
+
+// UserError unless type is floating point.
+void check_float(const TensorType& type, const std::string& what);
+// UserError unless a and b have one dtype.
+void check_same_dtype(const TensorType& a, const TensorType& b, const std::string& a_role, const std::string& b_role);
+
+// The name of the te tensor computing output o: the graph value's name made an identifier.
+std::string output_name(const Graph& graph, const Node& node, int o);
+
+// Shape expressions for te (int32 constants).
+std::vector<Expr> shape_exprs(const Shape& shape);
+// The static extents of a te tensor.
+Shape static_shape(const te::Tensor& t);
+
+// "[1,2,3]" for messages.
+std::string ints_str(const std::vector<int64_t>& values);
+
+}  // namespace temper::graph::detail

@@ -1,0 +1,627 @@
+// The graph op table (compiler/graph/graph_ops.h): type inference on hand-built nodes
+// (broadcasting, windows, opset-dependent attributes and inputs), the errors that name
+// the node, and each op's compute compiled by compile_node and run on small inputs
+// against hand-computed values.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "compiler/graph/graph_ops.h"
+#include "compiler/graph/node_kernel.h"
+#include "compiler/graph/shape_inference.h"
+
+namespace temper::graph {
+namespace {
+
+const DataType f32 = DataType::float32();
+const DataType i64 = DataType::int64();
+
+NDArray array(std::vector<int64_t> shape, DataType dtype, const std::vector<double>& values) {
+  NDArray a = NDArray::empty(std::move(shape), dtype);
+  EXPECT_EQ(a.size(), static_cast<int64_t>(values.size()));
+  for (size_t k = 0; k < values.size(); ++k) a.set(static_cast<int64_t>(k), values[k]);
+  return a;
+}
+
+// Written as int64 (not through double): INT64_MAX, the "to the end" of Slice, stays exact.
+NDArray ints(const std::vector<int64_t>& values) {
+  NDArray a = NDArray::empty({static_cast<int64_t>(values.size())}, i64);
+  std::copy(values.begin(), values.end(), a.data_as<int64_t>());
+  return a;
+}
+
+// 1, 2, ..., n in the given shape.
+NDArray iota(std::vector<int64_t> shape) {
+  NDArray a = NDArray::empty(std::move(shape), f32);
+  for (int64_t k = 0; k < a.size(); ++k) a.set(k, static_cast<double>(k + 1));
+  return a;
+}
+
+std::vector<double> values(const NDArray& a) {
+  std::vector<double> v;
+  for (int64_t k = 0; k < a.size(); ++k) v.push_back(a.get(k));
+  return v;
+}
+
+// A graph with one node under test: inputs (typed, or constants with data), then the node.
+class OneNode {
+ public:
+  explicit OneNode(int opset = 17) { graph.opset = opset; }
+
+  OneNode& input(const std::string& name, std::vector<int64_t> shape, DataType dtype = f32) {
+    ids_.push_back(graph.add_input(name, {std::move(shape), dtype}));
+    return *this;
+  }
+  // An input fed with data when the node runs.
+  OneNode& feed(const std::string& name, const NDArray& data) {
+    input(name, data.shape(), data.dtype());
+    data_[ids_.back()] = data;
+    return *this;
+  }
+  OneNode& constant(const std::string& name, const NDArray& data) {
+    ids_.push_back(graph.add_constant(name, data));
+    return *this;
+  }
+  OneNode& omitted() {
+    ids_.push_back(kNoValue);
+    return *this;
+  }
+
+  // The output types ("float32[2,3]", space-separated) after infer_types.
+  std::string infer(const std::string& op, Attributes attrs = {}, std::vector<std::string> outputs = {"y"}) {
+    add(op, std::move(attrs), std::move(outputs));
+    infer_types(graph);
+    std::string types;
+    for (ValueId v : graph.nodes().back().outputs)
+      types += (types.empty() ? "" : " ") + graph.value(v).type.to_string();
+    return types;
+  }
+
+  // The node compiled and run on the inputs' data; its outputs.
+  std::vector<NDArray> run(const std::string& op, Attributes attrs = {}, std::vector<std::string> outputs = {"y"}) {
+    add(op, std::move(attrs), std::move(outputs));
+    infer_types(graph);
+    NodeKernel kernel = compile_node(graph, static_cast<int>(graph.nodes().size()) - 1, Target::parse("llvm"));
+    std::vector<NDArray> arrays;
+    std::vector<NDArray> results;
+    for (ValueId v : kernel.args) {
+      const Value& value = graph.value(v);
+      if (value.constant) {
+        arrays.push_back(*value.constant);
+      } else if (data_.count(v)) {
+        arrays.push_back(data_.at(v));
+      } else {
+        arrays.push_back(NDArray::zeros(value.type.shape, value.type.dtype));
+        results.push_back(arrays.back());
+      }
+    }
+    std::vector<NDArray*> pointers;
+    for (NDArray& a : arrays) pointers.push_back(&a);
+    run_node(kernel, pointers);
+    return results;
+  }
+
+  Graph graph;
+
+ private:
+  void add(const std::string& op, Attributes attrs, std::vector<std::string> outputs) {
+    graph.add_node("n", op, std::move(attrs), ids_, outputs);
+  }
+
+  std::vector<ValueId> ids_;
+  std::map<ValueId, NDArray> data_;
+};
+
+Attributes attrs(std::initializer_list<std::pair<const std::string, Attribute>> list) {
+  Attributes a;
+  for (const auto& [name, value] : list) a.set(name, value);
+  return a;
+}
+
+using I = std::vector<int64_t>;
+
+// The message of the UserError fn throws.
+template <typename F>
+std::string error_of(F fn) {
+  try {
+    fn();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+void expect_near(const std::vector<double>& got, const std::vector<double>& expected, double tolerance = 1e-5) {
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t k = 0; k < got.size(); ++k) EXPECT_NEAR(got[k], expected[k], tolerance) << "element " << k;
+}
+
+// ---------------------------------------------------------------- the table
+
+TEST(GraphOpsTable, ListsTheIssueOpsSorted) {
+  std::vector<std::string> ops = supported_graph_ops();
+  EXPECT_TRUE(std::is_sorted(ops.begin(), ops.end()));
+  for (const char* op : {"Add",
+                         "AveragePool",
+                         "BatchNormalization",
+                         "Cast",
+                         "Clip",
+                         "Concat",
+                         "Constant",
+                         "Conv",
+                         "Div",
+                         "Erf",
+                         "Flatten",
+                         "Gather",
+                         "Gemm",
+                         "GlobalAveragePool",
+                         "Identity",
+                         "LayerNormalization",
+                         "MatMul",
+                         "MaxPool",
+                         "Mul",
+                         "Pad",
+                         "Pow",
+                         "ReduceMean",
+                         "Relu",
+                         "Reshape",
+                         "Shape",
+                         "Sigmoid",
+                         "Slice",
+                         "Softmax",
+                         "Sqrt",
+                         "Squeeze",
+                         "Sub",
+                         "Tanh",
+                         "Transpose",
+                         "Unsqueeze"}) {
+    const GraphOp* found = find_graph_op(op);
+    ASSERT_NE(found, nullptr) << op;
+    EXPECT_EQ(found->op, op);
+  }
+  EXPECT_EQ(ops.size(), 34u);
+  EXPECT_EQ(find_graph_op("LSTM"), nullptr);
+  EXPECT_EQ(find_graph_op("Conv")->pattern, OpPattern::OutFusable);
+  EXPECT_EQ(find_graph_op("Add")->pattern, OpPattern::Broadcast);
+  EXPECT_EQ(find_graph_op("Transpose")->pattern, OpPattern::Injective);
+}
+
+TEST(GraphOpsErrors, UnsupportedOpNamesNodeAndOp) {
+  OneNode t;
+  t.input("x", {2});
+  std::string e = error_of([&] { t.infer("LSTM"); });
+  EXPECT_NE(e.find("LSTM node 'n': op LSTM is not supported"), std::string::npos) << e;
+  EXPECT_NE(e.find("Conv"), std::string::npos) << e;
+}
+
+TEST(GraphOpsErrors, DeclaredOutputTypeMustAgree) {
+  OneNode t;
+  t.input("x", {2, 3});
+  t.graph.add_node("n", "Relu", {}, {t.graph.find("x")}, {"y"});
+  t.graph.value(t.graph.find("y")).type = {{3, 2}, f32};
+  std::string e = error_of([&] { infer_types(t.graph); });
+  EXPECT_NE(e.find("output 'y' is declared float32[3,2] but the node computes float32[2,3]"), std::string::npos) << e;
+}
+
+// ---------------------------------------------------------------- elementwise
+
+TEST(GraphOpsElementwise, BroadcastShapes) {
+  EXPECT_EQ(OneNode().input("a", {2, 1, 4}).input("b", {3, 1}).infer("Add"), "float32[2,3,4]");
+  EXPECT_EQ(OneNode().input("a", {}).input("b", {5}).infer("Mul"), "float32[5]");
+  EXPECT_EQ(OneNode().input("a", {2, 3}, i64).input("b", {2, 3}, i64).infer("Div"), "int64[2,3]");
+  // Pow's exponent may have another type; the result has the base's.
+  EXPECT_EQ(OneNode().input("a", {2, 3}).input("b", {}, i64).infer("Pow"), "float32[2,3]");
+}
+
+TEST(GraphOpsErrors, MismatchedBroadcastNamesNodeAndShapes) {
+  std::string e = error_of([] { OneNode().input("a", {2, 3}).input("b", {4}).infer("Add"); });
+  EXPECT_NE(e.find("Add node 'n': inputs float32[2,3] and float32[4] do not broadcast"), std::string::npos) << e;
+  e = error_of([] { OneNode().input("a", {2}).input("b", {2}, i64).infer("Sub"); });
+  EXPECT_NE(e.find("Sub node 'n': input A is float32[2] but input B is int64[2]"), std::string::npos) << e;
+}
+
+TEST(GraphOpsElementwise, AddBroadcastsNumpyStyle) {
+  OneNode t;
+  t.feed("a", iota({2, 3})).feed("b", array({3}, f32, {10, 20, 30}));
+  expect_near(values(t.run("Add")[0]), {11, 22, 33, 14, 25, 36});
+}
+
+TEST(GraphOpsElementwise, BeforeOpset7BroadcastFollowsAxis) {
+  // B [3] matches A's dimension 1: B is read as [1, 3, 1].
+  OneNode t(6);
+  t.feed("a", iota({2, 3, 2})).feed("b", array({3}, f32, {100, 200, 300}));
+  EXPECT_EQ(values(t.run("Add", attrs({{"broadcast", int64_t{1}}, {"axis", int64_t{1}}}))[0]),
+            (std::vector<double>{101, 102, 203, 204, 305, 306, 107, 108, 209, 210, 311, 312}));
+  std::string e = error_of([] { OneNode(6).input("a", {2, 3}).input("b", {3}).infer("Mul"); });
+  EXPECT_NE(e.find("broadcast=0"), std::string::npos) << e;
+}
+
+TEST(GraphOpsElementwise, PowWithIntegerExponentAndIntegerBase) {
+  OneNode t;
+  t.feed("a", array({3}, f32, {1.5, -2, 3})).feed("b", array({}, i64, {2}));
+  expect_near(values(t.run("Pow")[0]), {2.25, 4, 9});
+  OneNode u;
+  u.feed("a", array({3}, i64, {2, 3, 4})).feed("b", array({3}, i64, {3, 2, 1}));
+  EXPECT_EQ(values(u.run("Pow")[0]), (std::vector<double>{8, 9, 4}));
+}
+
+TEST(GraphOpsElementwise, UnaryMath) {
+  NDArray x = array({4}, f32, {-1, 0, 0.5, 4});
+  expect_near(values(OneNode().feed("x", x).run("Relu")[0]), {0, 0, 0.5, 4});
+  expect_near(values(OneNode().feed("x", x).run("Erf")[0]), {-0.8427007929, 0, 0.5204998778, 1});
+  expect_near(values(OneNode().feed("x", x).run("Sigmoid")[0]), {0.2689414214, 0.5, 0.6224593312, 0.9820137900});
+  expect_near(values(OneNode().feed("x", x).run("Tanh")[0]), {-0.7615941560, 0, 0.4621171573, 0.9993292997});
+  expect_near(values(OneNode().feed("x", array({2}, f32, {4, 2.25})).run("Sqrt")[0]), {2, 1.5});
+  expect_near(values(OneNode().feed("x", x).run("Identity")[0]), {-1, 0, 0.5, 4});
+  std::string e = error_of([] { OneNode().input("x", {2}, i64).infer("Sqrt"); });
+  EXPECT_NE(e.find("Sqrt node 'n': the input must be floating point, got int64[2]"), std::string::npos) << e;
+}
+
+TEST(GraphOpsElementwise, ClipBoundsByOpset) {
+  NDArray x = array({4}, f32, {-3, -1, 1, 3});
+  // Before opset 11: attributes.
+  expect_near(values(OneNode(6).feed("x", x).run("Clip", attrs({{"min", -2.0}, {"max", 2.0}}))[0]), {-2, -1, 1, 2});
+  // From 11: optional inputs, here min omitted and max computed at run time.
+  OneNode t(13);
+  t.feed("x", x).omitted().feed("max", array({}, f32, {0}));
+  expect_near(values(t.run("Clip")[0]), {-3, -1, 0, 0});
+}
+
+TEST(GraphOpsElementwise, CastConvertsByTheToCode) {
+  NDArray x = array({4}, f32, {-1.7, 0, 0.25, 2.9});
+  EXPECT_EQ(OneNode().input("x", {4}).infer("Cast", attrs({{"to", int64_t{7}}})), "int64[4]");
+  EXPECT_EQ(values(OneNode().feed("x", x).run("Cast", attrs({{"to", int64_t{6}}}))[0]),
+            (std::vector<double>{-1, 0, 0, 2}));
+  EXPECT_EQ(values(OneNode().feed("x", x).run("Cast", attrs({{"to", int64_t{9}}}))[0]),
+            (std::vector<double>{1, 0, 1, 1}));
+  std::string e = error_of([] { OneNode().input("x", {4}).infer("Cast", attrs({{"to", int64_t{8}}})); });
+  EXPECT_NE(e.find("Cast node 'n': attribute to=8 (string) is a type Temper does not compute"), std::string::npos) << e;
+}
+
+// ---------------------------------------------------------------- Conv, Gemm, MatMul
+
+TEST(GraphOpsNn, ConvShapes) {
+  // Groups, strides, dilations, pads: the dilated 3x3 kernel spans 5.
+  EXPECT_EQ(
+      OneNode()
+          .input("x", {1, 4, 7, 7})
+          .input("w", {8, 2, 3, 3})
+          .infer("Conv",
+                 attrs({{"group", int64_t{2}}, {"strides", I{2, 2}}, {"dilations", I{2, 2}}, {"pads", I{1, 1, 1, 1}}})),
+      "float32[1,8,3,3]");
+  // SAME_UPPER: ceil(5 / 2) = 3 whatever the kernel; VALID: floor((5 - 3) / 2) + 1 = 2.
+  EXPECT_EQ(OneNode()
+                .input("x", {1, 1, 5, 5})
+                .input("w", {1, 1, 3, 3})
+                .infer("Conv", attrs({{"auto_pad", std::string("SAME_UPPER")}, {"strides", I{2, 2}}})),
+            "float32[1,1,3,3]");
+  EXPECT_EQ(OneNode()
+                .input("x", {1, 1, 5, 5})
+                .input("w", {1, 1, 3, 3})
+                .infer("Conv", attrs({{"auto_pad", std::string("VALID")}, {"strides", I{2, 2}}})),
+            "float32[1,1,2,2]");
+  // 1-D with asymmetric pads.
+  EXPECT_EQ(OneNode().input("x", {2, 3, 10}).input("w", {4, 3, 3}).infer("Conv", attrs({{"pads", I{0, 2}}})),
+            "float32[2,4,10]");
+}
+
+TEST(GraphOpsErrors, ConvAttributesAndShapes) {
+  std::string e = error_of([] {
+    OneNode()
+        .input("x", {1, 1, 5, 5})
+        .input("w", {1, 1, 3, 3})
+        .infer("Conv", attrs({{"auto_pad", std::string("SAME")}}));
+  });
+  EXPECT_NE(e.find("Conv node 'n': auto_pad 'SAME' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID"),
+            std::string::npos)
+      << e;
+  e = error_of([] { OneNode().input("x", {1, 6, 5, 5}).input("w", {4, 2, 3, 3}).infer("Conv"); });
+  EXPECT_NE(e.find("do not fit group=1"), std::string::npos) << e;
+  e = error_of([] { OneNode().input("x", {1, 1, 4, 4, 4}).input("w", {1, 1, 3, 3, 3}).infer("Conv"); });
+  EXPECT_NE(e.find("Temper serves 1-D and 2-D convolutions"), std::string::npos) << e;
+}
+
+TEST(GraphOpsNn, ConvWithPadsStridesAndBias) {
+  // The 3x3 input 1..9 padded by 1, a 2x2 kernel of ones at stride 2, plus 10.
+  OneNode t;
+  t.feed("x", iota({1, 1, 3, 3})).feed("w", array({1, 1, 2, 2}, f32, {1, 1, 1, 1})).feed("b", array({1}, f32, {10}));
+  std::vector<NDArray> y = t.run("Conv", attrs({{"pads", I{1, 1, 1, 1}}, {"strides", I{2, 2}}}));
+  EXPECT_EQ(y[0].shape(), (I{1, 1, 2, 2}));
+  EXPECT_EQ(values(y[0]), (std::vector<double>{11, 15, 21, 38}));
+}
+
+TEST(GraphOpsNn, ConvSamePadsTheOddUnitAtTheEndOrTheBeginning) {
+  auto run = [](const std::string& auto_pad) {
+    OneNode t;
+    t.feed("x", iota({1, 1, 1, 3})).feed("w", array({1, 1, 1, 2}, f32, {1, 10}));
+    return values(t.run("Conv", attrs({{"auto_pad", auto_pad}}))[0]);
+  };
+  EXPECT_EQ(run("SAME_UPPER"), (std::vector<double>{21, 32, 3}));
+  EXPECT_EQ(run("SAME_LOWER"), (std::vector<double>{10, 21, 32}));
+}
+
+TEST(GraphOpsNn, Conv1dAndGroups) {
+  OneNode t;
+  t.feed("x", iota({1, 1, 5})).feed("w", array({1, 1, 3}, f32, {1, 0, -1}));
+  EXPECT_EQ(values(t.run("Conv", attrs({{"pads", I{1, 1}}}))[0]), (std::vector<double>{-2, -2, -2, -2, 4}));
+  // Two groups of one channel: each output channel sees its own input channel only.
+  OneNode g;
+  g.feed("x", iota({1, 2, 1, 2})).feed("w", array({2, 1, 1, 1}, f32, {10, 100}));
+  EXPECT_EQ(values(g.run("Conv", attrs({{"group", int64_t{2}}}))[0]), (std::vector<double>{10, 20, 300, 400}));
+}
+
+TEST(GraphOpsNn, GemmShapesAndEpilogue) {
+  EXPECT_EQ(OneNode()
+                .input("a", {4, 3})
+                .input("b", {5, 4})
+                .infer("Gemm", attrs({{"transA", int64_t{1}}, {"transB", int64_t{1}}})),
+            "float32[3,5]");
+  std::string e = error_of([] { OneNode().input("a", {2, 3}).input("b", {3, 4}).input("c", {3, 4}).infer("Gemm"); });
+  EXPECT_NE(e.find("Gemm node 'n': input C float32[3,4]"), std::string::npos) << e;
+  // Y = 2 * A B^T + 0.5 * C, C broadcast along the rows.
+  OneNode t;
+  t.feed("a", iota({2, 2})).feed("b", array({2, 2}, f32, {1, 0, 1, 1})).feed("c", array({2}, f32, {10, 20}));
+  std::vector<NDArray> y = t.run("Gemm", attrs({{"transB", int64_t{1}}, {"alpha", 2.0}, {"beta", 0.5}}));
+  // A B^T = [[1, 3], [3, 7]].
+  expect_near(values(y[0]), {7, 16, 11, 24});
+}
+
+TEST(GraphOpsNn, MatMulShapesFollowNumpy) {
+  EXPECT_EQ(OneNode().input("a", {2, 1, 3, 4}).input("b", {5, 4, 6}).infer("MatMul"), "float32[2,5,3,6]");
+  EXPECT_EQ(OneNode().input("a", {4}).input("b", {2, 4, 6}).infer("MatMul"), "float32[2,6]");
+  EXPECT_EQ(OneNode().input("a", {3, 4}).input("b", {4}).infer("MatMul"), "float32[3]");
+  EXPECT_EQ(OneNode().input("a", {4}).input("b", {4}).infer("MatMul"), "float32[]");
+  std::string e = error_of([] { OneNode().input("a", {3, 4}).input("b", {5, 6}).infer("MatMul"); });
+  EXPECT_NE(e.find("MatMul node 'n': A float32[3,4] and B float32[5,6] have inner extents 4 and 5"), std::string::npos)
+      << e;
+}
+
+TEST(GraphOpsNn, MatMulBatchBroadcastAndVectors) {
+  OneNode t;
+  t.feed("a", array({2, 1, 2}, f32, {1, 2, 3, 4})).feed("b", array({2, 1}, f32, {5, 6}));
+  EXPECT_EQ(values(t.run("MatMul")[0]), (std::vector<double>{17, 39}));
+  // The batch of B broadcasts against A's missing one.
+  OneNode u;
+  u.feed("a", array({1, 2}, f32, {1, 1})).feed("b", array({3, 2, 1}, f32, {1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(values(u.run("MatMul")[0]), (std::vector<double>{3, 7, 11}));
+  OneNode v;
+  v.feed("a", array({2}, f32, {1, 2})).feed("b", array({2}, f32, {3, 4}));
+  std::vector<NDArray> dot = v.run("MatMul");
+  EXPECT_EQ(dot[0].ndim(), 0);
+  EXPECT_EQ(values(dot[0]), (std::vector<double>{11}));
+}
+
+// ---------------------------------------------------------------- pooling
+
+TEST(GraphOpsNn, PoolShapes) {
+  auto pool = [](const std::string& op, I in, Attributes a) { return OneNode().input("x", in).infer(op, a); };
+  Attributes k3s2 = attrs({{"kernel_shape", I{3, 3}}, {"strides", I{2, 2}}});
+  EXPECT_EQ(pool("MaxPool", {1, 1, 4, 4}, k3s2), "float32[1,1,1,1]");
+  k3s2.set("ceil_mode", int64_t{1});
+  EXPECT_EQ(pool("AveragePool", {1, 1, 4, 4}, k3s2), "float32[1,1,2,2]");
+  // ceil_mode rounds up (2 windows, not 1), but a window may not start past the input (2, not 3).
+  Attributes ceil_s3 = attrs({{"kernel_shape", I{2}}, {"strides", I{3}}, {"ceil_mode", int64_t{1}}});
+  EXPECT_EQ(pool("MaxPool", {1, 1, 4}, ceil_s3), "float32[1,1,2]");
+  ceil_s3.set("kernel_shape", I{1});
+  EXPECT_EQ(pool("MaxPool", {1, 1, 5}, ceil_s3), "float32[1,1,2]");
+  EXPECT_EQ(pool("MaxPool", {1, 2, 5, 5},
+                 attrs({{"kernel_shape", I{2, 2}}, {"auto_pad", std::string("SAME_LOWER")}, {"strides", I{2, 2}}})),
+            "float32[1,2,3,3]");
+  EXPECT_EQ(pool("MaxPool", {1, 1, 6, 6}, attrs({{"kernel_shape", I{2, 2}}, {"dilations", I{2, 2}}})),
+            "float32[1,1,4,4]");
+  EXPECT_EQ(OneNode().input("x", {2, 3, 5, 7}).infer("GlobalAveragePool"), "float32[2,3,1,1]");
+  std::string e = error_of([] {
+    OneNode().input("x", {1, 1, 4, 4}).infer("MaxPool", attrs({{"kernel_shape", I{2, 2}}}), {"y", "indices"});
+  });
+  EXPECT_NE(e.find("MaxPool node 'n': the Indices output is not supported"), std::string::npos) << e;
+}
+
+TEST(GraphOpsNn, PoolingWithCeilMode) {
+  // ONNX's test_maxpool_2d_ceil and test_averagepool_2d_ceil: the last windows are clipped.
+  Attributes a = attrs({{"kernel_shape", I{3, 3}}, {"strides", I{2, 2}}, {"ceil_mode", int64_t{1}}});
+  EXPECT_EQ(values(OneNode().feed("x", iota({1, 1, 4, 4})).run("MaxPool", a)[0]),
+            (std::vector<double>{11, 12, 15, 16}));
+  expect_near(values(OneNode().feed("x", iota({1, 1, 4, 4})).run("AveragePool", a)[0]), {6, 7.5, 12, 13.5});
+}
+
+TEST(GraphOpsNn, AveragePoolCountsPaddingOnlyWhenAsked) {
+  Attributes a = attrs({{"kernel_shape", I{2, 2}}, {"pads", I{1, 1, 1, 1}}});
+  // The corner window holds x[0, 0] = 1 and three padding elements.
+  std::vector<double> excluded = values(OneNode().feed("x", iota({1, 1, 2, 2})).run("AveragePool", a)[0]);
+  expect_near(excluded, {1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4});
+  a.set("count_include_pad", int64_t{1});
+  std::vector<double> included = values(OneNode().feed("x", iota({1, 1, 2, 2})).run("AveragePool", a)[0]);
+  expect_near(included, {0.25, 0.75, 0.5, 1, 2.5, 1.5, 0.75, 1.75, 1});
+}
+
+TEST(GraphOpsNn, MaxPoolDilationsAndIntegers) {
+  // A 2x2 window with dilation 2 over 1..16 reads (0,0), (0,2), (2,0), (2,2) from each corner.
+  Attributes a = attrs({{"kernel_shape", I{2, 2}}, {"dilations", I{2, 2}}});
+  EXPECT_EQ(values(OneNode().feed("x", iota({1, 1, 4, 4})).run("MaxPool", a)[0]),
+            (std::vector<double>{11, 12, 15, 16}));
+  // Padding never wins, also for int8 (its lowest value is the padding).
+  NDArray x = array({1, 1, 1, 2}, DataType::int8(), {-100, -120});
+  Attributes p = attrs({{"kernel_shape", I{1, 2}}, {"pads", I{0, 1, 0, 1}}});
+  EXPECT_EQ(values(OneNode().feed("x", x).run("MaxPool", p)[0]), (std::vector<double>{-100, -100, -120}));
+}
+
+// ---------------------------------------------------------------- normalisations
+
+TEST(GraphOpsNn, SoftmaxAxisByOpset) {
+  // Zeros: before opset 13 axis 1 normalises over the 4 trailing elements, from 13 over 2.
+  NDArray zeros = NDArray::zeros({2, 2, 2}, f32);
+  expect_near(values(OneNode(11).feed("x", zeros).run("Softmax")[0]), std::vector<double>(8, 0.25));
+  expect_near(values(OneNode(13).feed("x", zeros).run("Softmax", attrs({{"axis", int64_t{1}}}))[0]),
+              std::vector<double>(8, 0.5));
+  expect_near(values(OneNode(13).feed("x", array({2}, f32, {0, std::log(3.0)})).run("Softmax")[0]), {0.25, 0.75});
+  std::string e = error_of([] { OneNode().input("x", {2, 3}).infer("Softmax", attrs({{"axis", int64_t{2}}})); });
+  EXPECT_NE(e.find("Softmax node 'n': axis 2 is out of range for rank 2"), std::string::npos) << e;
+}
+
+TEST(GraphOpsNn, LayerNormalizationWithStatistics) {
+  OneNode t;
+  t.feed("x", iota({1, 4})).feed("scale", array({4}, f32, {1, 1, 2, 2})).feed("b", array({4}, f32, {0, 0, 0, 1}));
+  EXPECT_EQ(OneNode()
+                .input("x", {2, 3, 4})
+                .input("s", {3, 4})
+                .infer("LayerNormalization", attrs({{"axis", int64_t{1}}}), {"y", "mean", "inv_std"}),
+            "float32[2,3,4] float32[2,1,1] float32[2,1,1]");
+  std::vector<NDArray> out = t.run("LayerNormalization", {}, {"y", "mean", "inv_std"});
+  double inv_std = 1 / std::sqrt(1.25 + 1e-5);
+  expect_near(values(out[0]), {-1.5 * inv_std, -0.5 * inv_std, 1.0 * inv_std, 3.0 * inv_std + 1});
+  expect_near(values(out[1]), {2.5});
+  expect_near(values(out[2]), {inv_std});
+}
+
+TEST(GraphOpsNn, BatchNormalizationAndGlobalAveragePool) {
+  OneNode t;
+  t.feed("x", iota({1, 2, 1, 2}))
+      .constant("scale", array({2}, f32, {1, 2}))
+      .constant("b", array({2}, f32, {0, 1}))
+      .constant("mean", array({2}, f32, {1, 3}))
+      .constant("var", array({2}, f32, {4, 1}));
+  // (x - mean) / sqrt(var + eps) * scale + b with eps = 0.
+  expect_near(values(t.run("BatchNormalization", attrs({{"epsilon", 0.0}}))[0]), {0, 0.5, 1, 3});
+  expect_near(values(OneNode().feed("x", iota({1, 2, 2, 2})).run("GlobalAveragePool")[0]), {2.5, 6.5});
+  std::string e = error_of([] {
+    OneNode t;
+    t.input("x", {1, 2}).input("s", {2}).input("b", {2}).input("m", {2}).input("v", {2});
+    t.infer("BatchNormalization", {}, {"y", "running_mean", "running_var"});
+  });
+  EXPECT_NE(e.find("training mode"), std::string::npos) << e;
+}
+
+TEST(GraphOpsNn, ReduceMeanAxesAndKeepdims) {
+  EXPECT_EQ(OneNode().input("x", {2, 3, 4}).infer("ReduceMean", attrs({{"axes", I{-1, 0}}})), "float32[1,3,1]");
+  EXPECT_EQ(OneNode().input("x", {2, 3, 4}).infer("ReduceMean", attrs({{"keepdims", int64_t{0}}})), "float32[]");
+  expect_near(
+      values(OneNode().feed("x", iota({2, 3})).run("ReduceMean", attrs({{"axes", I{1}}, {"keepdims", int64_t{0}}}))[0]),
+      {2, 5});
+}
+
+// ---------------------------------------------------------------- shape ops
+
+TEST(GraphOpsShape, ReshapeCopiesZerosAndInfersMinusOne) {
+  EXPECT_EQ(OneNode().input("x", {2, 3, 4}).constant("s", ints({0, -1})).infer("Reshape"), "float32[2,12]");
+  EXPECT_EQ(OneNode().input("x", {2, 3, 4}).constant("s", ints({-1, 0, 2})).infer("Reshape"), "float32[4,3,2]");
+  std::string e = error_of([] { OneNode().input("x", {2, 3}).constant("s", ints({4, -1})).infer("Reshape"); });
+  EXPECT_NE(e.find("shape [4,-1] cannot hold the 6 elements of float32[2,3]"), std::string::npos) << e;
+  EXPECT_EQ(values(OneNode().feed("x", iota({2, 3})).constant("s", ints({3, 2})).run("Reshape")[0]),
+            (std::vector<double>{1, 2, 3, 4, 5, 6}));
+}
+
+TEST(GraphOpsErrors, NonConstantReshapeShapeNamesTheInput) {
+  std::string e = error_of([] { OneNode().input("x", {2, 3}).input("s", {2}, i64).infer("Reshape"); });
+  EXPECT_NE(e.find("Reshape node 'n': input 1 (shape) 's' must be a constant"), std::string::npos) << e;
+}
+
+TEST(GraphOpsShape, FlattenTransposeConcat) {
+  EXPECT_EQ(OneNode().input("x", {2, 3, 4}).infer("Flatten"), "float32[2,12]");
+  EXPECT_EQ(OneNode().input("x", {2, 3, 4}).infer("Flatten", attrs({{"axis", int64_t{0}}})), "float32[1,24]");
+  EXPECT_EQ(OneNode().input("x", {2, 3, 4}).infer("Flatten", attrs({{"axis", int64_t{-1}}})), "float32[6,4]");
+  EXPECT_EQ(OneNode().input("x", {2, 3, 4}).infer("Transpose"), "float32[4,3,2]");
+  EXPECT_EQ(values(OneNode().feed("x", iota({2, 3})).run("Transpose")[0]), (std::vector<double>{1, 4, 2, 5, 3, 6}));
+  EXPECT_EQ(OneNode().input("a", {2, 3}).input("b", {2, 5}).infer("Concat", attrs({{"axis", int64_t{-1}}})),
+            "float32[2,8]");
+  OneNode t;
+  t.feed("a", iota({1, 2})).feed("b", array({1, 1}, f32, {9}));
+  EXPECT_EQ(values(t.run("Concat", attrs({{"axis", int64_t{1}}}))[0]), (std::vector<double>{1, 2, 9}));
+  std::string e = error_of([] { OneNode().input("x", {2, 3}).infer("Transpose", attrs({{"perm", I{0, 0}}})); });
+  EXPECT_NE(e.find("perm [0,0] is not a permutation"), std::string::npos) << e;
+}
+
+TEST(GraphOpsShape, PadConstantModeByOpset) {
+  EXPECT_EQ(OneNode(6).input("x", {2, 3}).infer("Pad", attrs({{"pads", I{0, 1, 2, 3}}})), "float32[4,7]");
+  expect_near(values(OneNode(6).feed("x", iota({2})).run("Pad", attrs({{"pads", I{1, 2}}, {"value", 7.0}}))[0]),
+              {7, 1, 2, 7, 7});
+  // From opset 11 the pads are a constant input and the value an optional (computed) one.
+  OneNode t(13);
+  t.feed("x", iota({2})).constant("pads", ints({2, 1})).feed("v", array({}, f32, {9}));
+  expect_near(values(t.run("Pad")[0]), {9, 9, 1, 2, 9});
+}
+
+TEST(GraphOpsErrors, UnsupportedPadModeIsNamed) {
+  std::string e = error_of([] {
+    OneNode(13)
+        .input("x", {2, 3})
+        .constant("pads", ints({1, 1, 1, 1}))
+        .infer("Pad", attrs({{"mode", std::string("reflect")}}));
+  });
+  EXPECT_NE(e.find("Pad node 'n': mode 'reflect' is not supported"), std::string::npos) << e;
+}
+
+TEST(GraphOpsShape, ConstantAndShapeAreEvaluated) {
+  OneNode c;
+  EXPECT_EQ(c.infer("Constant", attrs({{"value_ints", I{4, 5}}})), "int64[2]");
+  std::vector<NDArray> v = find_graph_op("Constant")->evaluate(c.graph, c.graph.nodes()[0]);
+  EXPECT_EQ(values(v[0]), (std::vector<double>{4, 5}));
+  EXPECT_EQ(OneNode().infer("Constant", attrs({{"value_float", 0.5}})), "float32[]");
+  EXPECT_EQ(OneNode().infer("Constant", attrs({{"value", iota({2, 2})}})), "float32[2,2]");
+  OneNode s;
+  s.feed("x", iota({2, 3, 4}));
+  EXPECT_EQ(s.infer("Shape", attrs({{"start", int64_t{-2}}})), "int64[2]");
+  EXPECT_EQ(values(find_graph_op("Shape")->evaluate(s.graph, s.graph.nodes()[0])[0]), (std::vector<double>{3, 4}));
+  // Compiled, too, when not folded.
+  EXPECT_EQ(values(OneNode().feed("x", iota({2, 3, 4})).run("Shape")[0]), (std::vector<double>{2, 3, 4}));
+}
+
+TEST(GraphOpsShape, GatherWithNegativeAndComputedIndices) {
+  EXPECT_EQ(OneNode().input("x", {5, 4, 3}).input("i", {2, 6}, i64).infer("Gather", attrs({{"axis", int64_t{1}}})),
+            "float32[5,2,6,3]");
+  EXPECT_EQ(OneNode().input("x", {5, 4}).constant("i", array({}, i64, {-1})).infer("Gather"), "float32[4]");
+  OneNode t;
+  t.feed("x", iota({2, 3})).feed("i", ints({-1, 0}));
+  EXPECT_EQ(values(t.run("Gather", attrs({{"axis", int64_t{1}}}))[0]), (std::vector<double>{3, 1, 6, 4}));
+  std::string e = error_of([] { OneNode().input("x", {5, 4}).constant("i", ints({5})).infer("Gather"); });
+  EXPECT_NE(e.find("index 5 is out of range for axis 0 of float32[5,4]"), std::string::npos) << e;
+}
+
+TEST(GraphOpsShape, SqueezeAndUnsqueezeByOpset) {
+  EXPECT_EQ(OneNode(11).input("x", {3}).infer("Unsqueeze", attrs({{"axes", I{0, -1}}})), "float32[1,3,1]");
+  EXPECT_EQ(OneNode(13).input("x", {3, 4}).constant("axes", ints({1})).infer("Unsqueeze"), "float32[3,1,4]");
+  EXPECT_EQ(OneNode(11).input("x", {1, 3, 1}).infer("Squeeze"), "float32[3]");
+  EXPECT_EQ(OneNode(11).input("x", {1, 3, 1}).infer("Squeeze", attrs({{"axes", I{-1}}})), "float32[1,3]");
+  EXPECT_EQ(OneNode(13).input("x", {1, 3, 1}).constant("axes", ints({0})).infer("Squeeze"), "float32[3,1]");
+  std::string e = error_of([] { OneNode(13).input("x", {1, 3}).constant("axes", ints({1})).infer("Squeeze"); });
+  EXPECT_NE(e.find("whose extent is not 1"), std::string::npos) << e;
+  // To and from a scalar.
+  std::vector<NDArray> s = OneNode(13).feed("x", array({1, 1}, f32, {7})).run("Squeeze");
+  EXPECT_EQ(s[0].ndim(), 0);
+  EXPECT_EQ(values(s[0]), (std::vector<double>{7}));
+  EXPECT_EQ(values(OneNode(13).feed("x", array({}, f32, {7})).constant("a", ints({0})).run("Unsqueeze")[0]),
+            (std::vector<double>{7}));
+}
+
+TEST(GraphOpsShape, SliceClampsAndSteps) {
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  auto slice = [](I shape, I starts, I ends, I axes, I steps) {
+    OneNode t(13);
+    t.input("x", shape).constant("starts", ints(starts)).constant("ends", ints(ends));
+    if (!axes.empty()) t.constant("axes", ints(axes));
+    if (axes.empty() && !steps.empty()) t.omitted();
+    if (!steps.empty()) t.constant("steps", ints(steps));
+    return t.infer("Slice");
+  };
+  EXPECT_EQ(slice({10, 5}, {-100, 1}, {big, -1}, {0, 1}, {}), "float32[10,3]");
+  // A negative step from the back: start 9, end clamped to -1, every third: 9, 6, 3, 0.
+  EXPECT_EQ(slice({10}, {-1}, {-100}, {}, {-3}), "float32[4]");
+  EXPECT_EQ(slice({4, 6}, {1}, {5}, {-1}, {2}), "float32[4,2]");
+  // Before opset 10: attributes.
+  EXPECT_EQ(OneNode(9).input("x", {5, 6}).infer("Slice", attrs({{"starts", I{1}}, {"ends", I{3}}, {"axes", I{1}}})),
+            "float32[5,2]");
+  OneNode t(13);
+  t.feed("x", iota({5}))
+      .constant("starts", ints({-1}))
+      .constant("ends", ints({-big}))
+      .omitted()
+      .constant("steps", ints({-2}));
+  EXPECT_EQ(values(t.run("Slice")[0]), (std::vector<double>{5, 3, 1}));
+  std::string e =
+      error_of([] { OneNode(13).input("x", {5}).constant("s", ints({3})).constant("e", ints({1})).infer("Slice"); });
+  EXPECT_NE(e.find("Slice node 'n': output 'y' would be float32[0]; Temper has no empty tensors"), std::string::npos)
+      << e;
+}
+
+}  // namespace
+}  // namespace temper::graph
