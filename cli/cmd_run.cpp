@@ -1,13 +1,26 @@
+// temper run, in two forms: a WORKLOAD (one operator compiled with a schedule, checked
+// against its reference, timed) or an ONNX MODEL (imported, compiled by GraphExecutor with
+// the default schedules, run on .npy or random inputs, outputs printed and saved, timed).
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/workload_schedule.h"
 #include "compiler/codegen/build.h"
+#include "compiler/graph/executor.h"
+#include "compiler/graph/onnx_import.h"
+#include "compiler/ir/text.h"
 #include "compiler/ops/op_data.h"
 #include "compiler/runtime/c_runtime_api.h"
+#include "compiler/runtime/npy.h"
 #include "compiler/runtime/timer.h"
 #include "search/apply_history_best.h"
 
@@ -50,9 +63,193 @@ std::string format_gflops(double flops, double seconds) {
   return buf;
 }
 
+// ---- temper run MODEL.onnx ----
+
+// The first argument names a model: a .onnx path, or any existing file (which import
+// then judges), never a workload string.
+bool names_model(const std::vector<std::string>& args) {
+  if (args.empty() || args[0].starts_with("-")) return false;
+  std::error_code ec;
+  return args[0].ends_with(".onnx") || std::filesystem::is_regular_file(args[0], ec);
+}
+
+// "name=value" of --input and --dim; UserError naming the flag when either side is empty.
+std::pair<std::string, std::string> split_binding(const std::string& text, const std::string& flag,
+                                                  const std::string& form) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    throw UserError(str(flag, " '", text, "' is not ", form));
+  }
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+std::string input_names(const graph::Graph& g) {
+  std::vector<std::string> names;
+  for (graph::ValueId v : g.inputs()) names.push_back(g.value(v).name + " " + g.value(v).type.to_string());
+  return names.empty() ? "(none)" : join(names, ", ");
+}
+
+// "-0.1234 0.5 ... (10 values); min -1 max 2 mean 0.25": the first values and the range.
+std::string summarize(const NDArray& a) {
+  const int64_t shown = std::min<int64_t>(a.size(), 6);
+  std::string text;
+  char buf[64];
+  for (int64_t i = 0; i < shown; ++i) {
+    std::snprintf(buf, sizeof buf, "%s%.6g", i ? " " : "", a.get(i));
+    text += buf;
+  }
+  if (a.size() > shown) text += str(" ... (", a.size(), " values)");
+  double lo = a.get(0), hi = a.get(0), sum = 0;
+  for (int64_t i = 0; i < a.size(); ++i) {
+    double x = a.get(i);
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+    sum += x;
+  }
+  std::snprintf(buf, sizeof buf, "; min %.6g max %.6g mean %.6g", lo, hi, sum / static_cast<double>(a.size()));
+  return text + buf;
+}
+
+// An output's file name: its name with anything but letters, digits, '.', '-' and '_'
+// replaced by '_', so that a name like "logits/0" stays inside the directory.
+std::string output_file_name(const std::string& name) {
+  std::string file = name;
+  for (char& c : file) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+  }
+  return file + ".npy";
+}
+
+int run_model(const std::vector<std::string>& args) {
+  const std::string usage =
+      "usage: temper run MODEL.onnx [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--repeat N] [--output-dir DIR] "
+      "[--target T] [--threads N] [--seed N]";
+  std::vector<std::string> input_flags;
+  std::vector<std::string> dim_flags;
+  std::string target_text;
+  std::string output_dir;
+  int repeat = 10;
+  int threads = 0;
+  uint64_t seed = 0;
+  po::options_description desc(
+      "temper run MODEL.onnx: import an ONNX model, compile it with the default schedules, run it on "
+      "the given inputs, print its outputs and latency");
+  desc.add_options()
+      ("input", po::value(&input_flags)->composing(), "NAME=FILE.npy: an input's data (repeatable); inputs not given "
+       "get random data")
+      ("dim", po::value(&dim_flags)->composing(), "NAME=N: the size of the model's dynamic dimension NAME (repeatable)")
+      ("repeat", po::value(&repeat)->default_value(10), "timed runs after the first; the median and min are printed")
+      ("output-dir", po::value(&output_dir), "write each output as DIR/NAME.npy (DIR is created when missing)")
+      ("target", po::value(&target_text)->default_value("llvm -mcpu=native"), "target string: llvm [-mcpu=...], c")
+      ("threads", po::value(&threads)->default_value(0), "threads for parallel loops (0: one per core)")
+      ("seed", po::value(&seed)->default_value(0), "seed of the random data for inputs not given");
+  std::vector<std::string> positionals;
+  po::variables_map vm;
+  if (!parse_command_line(args, usage, desc, "MODEL", 1, 1, positionals, vm)) return 0;
+  const std::string& model_path = positionals[0];
+  if (repeat < 1) throw UserError(str("--repeat must be at least 1, got ", repeat));
+  if (threads < 0) throw UserError(str("--threads must be 0 (all cores) or positive, got ", threads));
+
+  // The .npy files are read before the model so that a bad file fails fast.
+  std::map<std::string, NDArray> inputs;
+  std::map<std::string, std::string> input_files;
+  for (const std::string& flag : input_flags) {
+    auto [name, file] = split_binding(flag, "--input", "NAME=FILE.npy");
+    if (input_files.count(name)) throw UserError(str("--input gives '", name, "' twice"));
+    inputs[name] = read_npy(file);
+    input_files[name] = file;
+  }
+  graph::ImportOptions options;
+  for (const std::string& flag : dim_flags) {
+    auto [name, size_text] = split_binding(flag, "--dim", "NAME=N");
+    size_t end = 0;
+    int64_t size = 0;
+    try {
+      size = std::stoll(size_text, &end);
+    } catch (const std::exception&) {
+      end = 0;
+    }
+    if (end != size_text.size() || size < 1) {
+      throw UserError(str("--dim ", flag, ": '", size_text, "' is not a positive size"));
+    }
+    options.dims[name] = size;
+  }
+
+  graph::Graph g = graph::import_onnx(model_path, options);
+  // Checked here, before compiling, with the file named: the executor would say the same later.
+  for (const auto& [name, array] : inputs) {
+    graph::ValueId v = g.find(name);
+    if (v == graph::kNoValue || std::find(g.inputs().begin(), g.inputs().end(), v) == g.inputs().end()) {
+      throw UserError(str("--input ", name, "=", input_files[name], ": ", model_path, " has no input '", name,
+                          "'; its inputs are: ", input_names(g)));
+    }
+    const graph::TensorType& expected = g.value(v).type;
+    graph::TensorType given{array.shape(), array.dtype()};
+    if (given != expected) {
+      throw UserError(str("--input ", name, "=", input_files[name], ": input '", name, "' expects ",
+                          expected.to_string(), ", the file holds ", given.to_string()));
+    }
+  }
+
+  if (!output_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(output_dir, ec);
+    if (ec) throw UserError(str("cannot create --output-dir '", output_dir, "': ", ec.message()));
+  }
+  Target target = Target::parse(target_text);
+  if (threads > 0) temper_set_num_threads(threads);
+  int outputs_count = static_cast<int>(g.outputs().size());
+  print_line("model", str(model_path, ": ", plural(static_cast<int64_t>(g.nodes().size()), "node"), ", ",
+                          plural(static_cast<int64_t>(g.inputs().size()), "input"), ", ",
+                          plural(outputs_count, "output"), ", opset ", g.opset));
+  print_line("target", target.to_string() + ", " + std::to_string(temper_get_num_threads()) + " threads");
+  for (graph::ValueId v : g.inputs()) {
+    const graph::Value& input = g.value(v);
+    if (inputs.count(input.name)) {
+      print_line("input", str(input.name, " ", input.type.to_string(), " from ", input_files[input.name]));
+      continue;
+    }
+    uint64_t input_seed = seed + inputs.size();
+    inputs[input.name] = NDArray::random(input.type.shape, input.type.dtype, input_seed);
+    print_line("input",
+               str(input.name, " ", input.type.to_string(), ": not given, random data (seed ", input_seed, ")"));
+  }
+
+  auto start = std::chrono::steady_clock::now();
+  graph::GraphExecutor executor(g, target);
+  std::chrono::duration<double> compile_s = std::chrono::steady_clock::now() - start;
+  print_line("compile", str(format_ms(compile_s.count()), " (default schedules)"));
+
+  std::vector<NDArray> outputs = executor.run(inputs);
+  std::vector<double> run_s;
+  for (int i = 0; i < repeat; ++i) {
+    start = std::chrono::steady_clock::now();
+    executor.run(inputs);
+    run_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(run_s.begin(), run_s.end());
+  print_line("latency", "median " + format_ms(run_s[run_s.size() / 2]) + " (min " + format_ms(run_s.front()) +
+                            ") over " + plural(repeat, "run"));
+
+  std::set<std::string> written;
+  for (int i = 0; i < outputs_count; ++i) {
+    const graph::Value& value = g.value(g.outputs()[i]);
+    print_line("output", str(value.name, " ", value.type.to_string(), ": ", summarize(outputs[i])));
+    if (output_dir.empty()) continue;
+    std::string file = (std::filesystem::path(output_dir) / output_file_name(value.name)).string();
+    if (!written.insert(file).second) {
+      throw UserError(str("two outputs would be written to ", file, "; rename one in the model"));
+    }
+    write_npy(file, outputs[i]);
+    print_line("wrote", file);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
+  if (names_model(args)) return run_model(args);
   const std::string usage =
       "usage: temper run WORKLOAD [--db FILE | --trace FILE | --schedule naive|default] [--target T] [--repeat N] "
       "[--threads N] [--compare-naive] [--save-trace FILE]";

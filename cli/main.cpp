@@ -16,6 +16,7 @@ const char* kUsage =
     "commands:\n"
     "  show WORKLOAD --emit ir|lowered|c|llvm|asm   print the program at a stage of compilation\n"
     "  run WORKLOAD [--db FILE]                     compile (applying the tuning log), check, time\n"
+    "  run MODEL.onnx [--input NAME=FILE.npy]       run an ONNX model: outputs and latency\n"
     "  tune WORKLOAD --db FILE                      search the schedule space, logging every measurement\n"
     "  ops [OP]                                     list the operators and their parameters\n"
     "  db SUBCOMMAND --db FILE                      list, inspect, merge, prune a tuning log\n"

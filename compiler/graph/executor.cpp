@@ -2,7 +2,11 @@
 
 #include <algorithm>
 
+#include "compiler/graph/fused_kernel.h"
+#include "compiler/graph/fusion.h"
 #include "compiler/graph/graph_ops.h"
+#include "compiler/graph/pass_fold_batch_norm.h"
+#include "compiler/graph/pass_remove_identity.h"
 #include "compiler/ir/error.h"
 #include "compiler/ir/text.h"
 #include "compiler/runtime/c_runtime_api.h"
@@ -17,18 +21,45 @@ std::string label(const Graph& graph) {
 
 }  // namespace
 
-GraphExecutor::GraphExecutor(const Graph& graph, const Target& target) : graph_(graph), target_(target) {
-  kernels_.resize(graph_.nodes().size());
-  evaluated_.resize(graph_.nodes().size());
-  for (int n = 0; n < static_cast<int>(graph_.nodes().size()); ++n) {
-    const Node& node = graph_.nodes()[n];
-    const GraphOp* op = find_graph_op(node.op);
-    if (op && op->evaluate) {
-      evaluated_[n] = op->evaluate(graph_, node);
-    } else {
-      kernels_[n] = compile_node(graph_, n, target_);
-    }
+GraphExecutor::GraphExecutor(const Graph& graph, const Target& target, const ExecutorOptions& options)
+    : graph_(graph), target_(target) {
+  std::vector<FusedGroup> groups;
+  if (options.fuse) {
+    remove_identity(graph_);
+    fold_batch_norm(graph_);
+    groups = partition_for_fusion(graph_);
+  } else {
+    for (int n = 0; n < static_cast<int>(graph_.nodes().size()); ++n) groups.push_back(FusedGroup{{n}, n});
   }
+  for (const FusedGroup& group : groups) {
+    Step step;
+    if (group.nodes.size() > 1) {
+      step.kernel = compile_group(graph_, group, target_);
+      // The kernel's args are its inputs, then what the group writes.
+      for (ValueId v : step.kernel.args) {
+        int producer = graph_.value(v).producer;
+        if (std::find(group.nodes.begin(), group.nodes.end(), producer) != group.nodes.end()) {
+          step.outputs.push_back(v);
+        }
+      }
+    } else {
+      int n = group.nodes[0];
+      const Node& node = graph_.nodes()[n];
+      step.outputs = node.outputs;
+      const GraphOp* op = find_graph_op(node.op);
+      if (op && op->evaluate) {
+        step.evaluated = op->evaluate(graph_, node);
+      } else {
+        step.kernel = compile_node(graph_, n, target_);
+      }
+    }
+    steps_.push_back(std::move(step));
+  }
+}
+
+int GraphExecutor::num_kernels() const {
+  return static_cast<int>(
+      std::count_if(steps_.begin(), steps_.end(), [](const Step& step) { return step.kernel.function.defined(); }));
 }
 
 std::vector<NDArray> GraphExecutor::run(const std::map<std::string, NDArray>& inputs) const {
@@ -61,20 +92,18 @@ std::vector<NDArray> GraphExecutor::run(const std::map<std::string, NDArray>& in
   }
 
   if (target_.num_cores > 0) temper_set_num_threads(target_.num_cores);
-  for (size_t n = 0; n < kernels_.size(); ++n) {
-    const std::vector<ValueId>& outs = graph_.nodes()[n].outputs;
-    if (!kernels_[n].function.defined()) {
-      for (size_t o = 0; o < outs.size(); ++o) arrays[outs[o]] = evaluated_[n][o];
+  for (const Step& step : steps_) {
+    if (!step.kernel.function.defined()) {
+      for (size_t o = 0; o < step.outputs.size(); ++o) arrays[step.outputs[o]] = step.evaluated[o];
       continue;
     }
-    const NodeKernel& kernel = kernels_[n];
-    for (ValueId out : outs) {
+    for (ValueId out : step.outputs) {
       const TensorType& type = graph_.value(out).type;
       arrays[out] = NDArray::empty(type.shape, type.dtype);
     }
     std::vector<NDArray*> args;
-    for (ValueId v : kernel.args) args.push_back(&arrays[v]);
-    run_node(kernel, args);
+    for (ValueId v : step.kernel.args) args.push_back(&arrays[v]);
+    run_node(step.kernel, args);
   }
 
   std::vector<NDArray> outputs;

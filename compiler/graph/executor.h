@@ -3,10 +3,13 @@
 //   GraphExecutor exec(graph, Target::parse("llvm -mcpu=native"));
 //   std::vector<NDArray> out = exec.run({{"input", image}});
 //
-// This first executor is unfused and unplanned: every node is its own kernel, compiled
-// with the CPU default schedule when the executor is made, and every value a run
-// produces gets a fresh array. Fusion, tuned schedules and memory planning (buffers
-// reused across values) come with the graph passes that provide them.
+// By default the executor fuses: it runs identity removal and batch-norm folding
+// (pass_remove_identity.h, pass_fold_batch_norm.h) on its copy of the graph, partitions
+// it into fused groups (fusion.h) and compiles each group of several nodes as one kernel
+// (fused_kernel.h), a lone node as compile_node does. With ExecutorOptions::fuse off
+// every node is its own kernel and the graph is run as given. Kernels get the CPU
+// default schedule when the executor is made; every value a run produces gets a fresh
+// array (no memory planning yet).
 //
 // run() checks its inputs against the graph's: each graph input given once, with its
 // shape and dtype, and no name the graph does not have (UserError naming the input, what
@@ -24,23 +27,36 @@
 
 namespace temper::graph {
 
+struct ExecutorOptions {
+  bool fuse = true;  // rewrite and fuse the graph (see the file comment); off: one kernel per node
+};
+
 class GraphExecutor {
  public:
-  // Compiles every node (evaluates Constant and Shape nodes, which constant folding
+  // Compiles every kernel (evaluates Constant and Shape nodes, which constant folding
   // normally removed); the errors are compile_node's (an unsupported op names the node).
-  GraphExecutor(const Graph& graph, const Target& target);
+  GraphExecutor(const Graph& graph, const Target& target, const ExecutorOptions& options);
+  GraphExecutor(const Graph& graph, const Target& target) : GraphExecutor(graph, target, ExecutorOptions{}) {}
 
   std::vector<NDArray> run(const std::map<std::string, NDArray>& inputs) const;
 
+  // The graph it runs: the given one, rewritten by the passes when fusing.
   const Graph& graph() const { return graph_; }
+  // Kernels a run calls (evaluated nodes not counted).
+  int num_kernels() const;
 
  private:
+  // One group of nodes run at once: a kernel writing `outputs`, or for an evaluated op
+  // (Constant, Shape: see GraphOp::evaluate) the arrays it evaluated to.
+  struct Step {
+    std::vector<ValueId> outputs;
+    NodeKernel kernel;
+    std::vector<NDArray> evaluated;
+  };
+
   Graph graph_;
   Target target_;
-  // Per node, in node order: its kernel, or for an evaluated op (Constant, Shape: see
-  // GraphOp::evaluate) the outputs it evaluated to.
-  std::vector<NodeKernel> kernels_;
-  std::vector<std::vector<NDArray>> evaluated_;
+  std::vector<Step> steps_;  // in an order that respects every dependency
 };
 
 }  // namespace temper::graph

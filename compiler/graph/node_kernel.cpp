@@ -13,7 +13,16 @@
 namespace temper::graph {
 namespace {
 
-// Letters, digits and '_' only, so that the name is a C identifier in either backend.
+std::vector<Expr> shape_exprs(const std::vector<int64_t>& shape) {
+  std::vector<Expr> exprs;
+  for (int64_t d : shape) exprs.push_back(Expr(d));
+  return exprs;
+}
+
+}  // namespace
+
+namespace detail {
+
 std::string sanitize(const std::string& name) {
   std::string out;
   for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
@@ -22,14 +31,6 @@ std::string sanitize(const std::string& name) {
   return out;
 }
 
-std::vector<Expr> shape_exprs(const std::vector<int64_t>& shape) {
-  std::vector<Expr> exprs;
-  for (int64_t d : shape) exprs.push_back(Expr(d));
-  return exprs;
-}
-
-// A copy of t under a new name: a PrimFunc parameter must be written by its own stage, so
-// an output that is an input (Identity) or another output is copied.
 te::Tensor copy_of(const te::Tensor& t, const std::string& name) {
   return te::compute(
       t.shape(), [&](const std::vector<Var>& i) { return t(std::vector<Expr>(i.begin(), i.end())); }, name,
@@ -48,10 +49,6 @@ void check_output_type(const Node& node, int index, const te::Tensor& t, const T
                " but its inferred type is ", expected.to_string());
 }
 
-// Intermediate stages that only feed non-reduction stages are substituted into them:
-// the elementwise steps of one op (a cast before a clip, a pad before a pool) then cost
-// no buffer and no loop of their own. A producer read by a reduction stays materialised,
-// since inlining would recompute it for every reduction step.
 void inline_elementwise_intermediates(Schedule& s) {
   struct BlockUse {
     std::string name;
@@ -88,7 +85,7 @@ void inline_elementwise_intermediates(Schedule& s) {
   }
 }
 
-}  // namespace
+}  // namespace detail
 
 NodeKernel compile_node(const Graph& graph, int node_index, const Target& target) {
   const Node& node = graph.nodes().at(node_index);
@@ -109,8 +106,8 @@ NodeKernel compile_node(const Graph& graph, int node_index, const Target& target
       throw UserError(str(node.op, " node '", node.name, "' reads '", value.name,
                           "', whose type is not known: run infer_types before compiling"));
     }
-    te::Tensor t =
-        te::placeholder(shape_exprs(value.type.shape), value.type.dtype, str("in", i, "_", sanitize(value.name)));
+    te::Tensor t = te::placeholder(shape_exprs(value.type.shape), value.type.dtype,
+                                   str("in", i, "_", detail::sanitize(value.name)));
     inputs.push_back(t);
     params.push_back(t);
     kernel.args.push_back(v);
@@ -120,21 +117,21 @@ NodeKernel compile_node(const Graph& graph, int node_index, const Target& target
                " outputs for ", node.outputs.size(), " output values");
   for (size_t o = 0; o < outputs.size(); ++o) {
     te::Tensor t = outputs[o];
-    check_output_type(node, static_cast<int>(o), t, graph.value(node.outputs[o]).type);
+    detail::check_output_type(node, static_cast<int>(o), t, graph.value(node.outputs[o]).type);
     bool taken = std::any_of(params.begin(), params.end(), [&](const te::Tensor& p) { return p.op() == t.op(); });
-    if (taken) t = copy_of(t, str("out", o, "_", sanitize(graph.value(node.outputs[o]).name)));
+    if (taken) t = detail::copy_of(t, str("out", o, "_", detail::sanitize(graph.value(node.outputs[o]).name)));
     params.push_back(t);
     kernel.args.push_back(node.outputs[o]);
   }
 
   // The node index keeps names unique where sanitising made two node names alike.
-  std::string name = str("n", node_index, "_", sanitize(node.name));
+  std::string name = str("n", node_index, "_", detail::sanitize(node.name));
   ops::OpInstance instance;
   instance.name = name;
   instance.inputs.assign(params.begin(), params.end() - static_cast<std::ptrdiff_t>(outputs.size()));
   instance.outputs.assign(params.end() - static_cast<std::ptrdiff_t>(outputs.size()), params.end());
   Schedule inlined(te::create_prim_func(params, name));
-  inline_elementwise_intermediates(inlined);
+  detail::inline_elementwise_intermediates(inlined);
   instance.func = inlined.func();
   Schedule scheduled = ops::schedule_cpu_default(instance, target);
   BuildResult built = build({scheduled.func()}, target);

@@ -4,11 +4,14 @@
 // target. Shared by constant folding and the executor.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "compiler/graph/graph.h"
 #include "compiler/runtime/module.h"
+#include "compiler/schedule/schedule.h"
 #include "compiler/target/target.h"
+#include "compiler/te/te.h"
 
 namespace temper::graph {
 
@@ -20,5 +23,23 @@ struct NodeKernel {
 NodeKernel compile_node(const Graph& graph, int node, const Target& target);
 // Runs the kernel on arrays for its args, in args' order.
 void run_node(const NodeKernel& kernel, const std::vector<NDArray*>& args);
+
+// The steps of compile_node that fused kernels (fused_kernel.h) take too.
+namespace detail {
+
+// Letters, digits and '_' only (at most 48), so that the name is a C identifier in either backend.
+std::string sanitize(const std::string& name);
+// A copy of t under a new name: a PrimFunc parameter must be written by its own stage, so
+// an output that is an input (Identity) or another output is copied.
+te::Tensor copy_of(const te::Tensor& t, const std::string& name);
+// TEMPER_CHECK that output `index` of node computes t with the inferred type.
+void check_output_type(const Node& node, int index, const te::Tensor& t, const TensorType& expected);
+// Intermediate stages that only feed non-reduction stages are substituted into them:
+// the elementwise steps of one op (a cast before a clip, a pad before a pool) then cost
+// no buffer and no loop of their own. A producer read by a reduction stays materialised,
+// since inlining would recompute it for every reduction step.
+void inline_elementwise_intermediates(Schedule& s);
+
+}  // namespace detail
 
 }  // namespace temper::graph

@@ -5,24 +5,14 @@
 #include "compiler/graph/onnx_import.h"
 #include "compiler/ir/error.h"
 #include "unit/onnx_test_models.h"
+#include "user_error_test_util.h"
 
 namespace temper::graph {
 namespace {
 
 using namespace testing;  // NOLINT: the model builders
 
-// Runs fn, which must throw UserError whose message contains every one of words.
-template <typename Fn>
-void expect_user_error(Fn&& fn, std::initializer_list<std::string> words) {
-  try {
-    fn();
-  } catch (const UserError& e) {
-    std::string msg = e.what();
-    for (const std::string& w : words) EXPECT_NE(msg.find(w), std::string::npos) << "missing '" << w << "' in: " << msg;
-    return;
-  }
-  ADD_FAILURE() << "no UserError was thrown";
-}
+using testing_util::expect_user_error;
 
 void expect_import_error(const onnx::ModelProto& m, std::initializer_list<std::string> words,
                          const ImportOptions& options = {}) {

@@ -3,22 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "compiler/te/te.h"
+#include "user_error_test_util.h"
 
 namespace temper {
 namespace {
 
-// Runs fn, which must throw UserError whose message contains every one of words.
-template <typename Fn>
-void expect_user_error(Fn&& fn, std::initializer_list<const char*> words) {
-  try {
-    fn();
-  } catch (const UserError& e) {
-    std::string msg = e.what();
-    for (const char* w : words) EXPECT_NE(msg.find(w), std::string::npos) << "missing '" << w << "' in: " << msg;
-    return;
-  }
-  ADD_FAILURE() << "no UserError was thrown";
-}
+using testing_util::expect_user_error;
 
 TEST(TeErrors, MismatchedDtypes) {
   te::Tensor a = te::placeholder({8}, DataType::float32(), "A");

@@ -8,20 +8,12 @@
 #include "compiler/ops/elementwise.h"
 #include "compiler/ops/matmul.h"
 #include "compiler/ops/workload.h"
+#include "user_error_test_util.h"
 
 namespace temper::ops {
 namespace {
 
-// The message of the UserError that f throws; a test failure if it throws none.
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no UserError was thrown";
-  return "";
-}
+using testing_util::error_of;
 
 // The message of instantiating (and so parsing) the workload `text`.
 std::string workload_error(const std::string& text) {

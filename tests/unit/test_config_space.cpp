@@ -7,6 +7,7 @@
 
 #include "compiler/ir/error.h"
 #include "schedule_space/config_space.h"
+#include "user_error_test_util.h"
 
 namespace temper::schedule_space {
 namespace {
@@ -39,16 +40,7 @@ ReorderOptions reorder_options(ReorderPolicy policy, std::vector<std::pair<int, 
   return o;
 }
 
-// The error message define/lookup throws, or "" when it does not throw.
-template <typename Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing_util::error_of;
 
 // ---------------------------------------------------------------- define_split
 

@@ -4,22 +4,12 @@
 
 #include "compiler/graph/graph.h"
 #include "compiler/ir/error.h"
+#include "user_error_test_util.h"
 
 namespace temper::graph {
 namespace {
 
-// Runs fn, which must throw UserError whose message contains every one of words.
-template <typename Fn>
-void expect_user_error(Fn&& fn, std::initializer_list<const char*> words) {
-  try {
-    fn();
-  } catch (const UserError& e) {
-    std::string msg = e.what();
-    for (const char* w : words) EXPECT_NE(msg.find(w), std::string::npos) << "missing '" << w << "' in: " << msg;
-    return;
-  }
-  ADD_FAILURE() << "no UserError was thrown";
-}
+using testing_util::expect_user_error;
 
 TensorType f32(std::vector<int64_t> shape) {
   return TensorType{std::move(shape), DataType::float32()};

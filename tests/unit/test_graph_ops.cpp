@@ -10,6 +10,7 @@
 #include "compiler/graph/graph_ops.h"
 #include "compiler/graph/node_kernel.h"
 #include "compiler/graph/shape_inference.h"
+#include "user_error_test_util.h"
 
 namespace temper::graph {
 namespace {
@@ -121,16 +122,7 @@ Attributes attrs(std::initializer_list<std::pair<const std::string, Attribute>> 
 
 using I = std::vector<int64_t>;
 
-// The message of the UserError fn throws.
-template <typename F>
-std::string error_of(F fn) {
-  try {
-    fn();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing_util::error_of;
 
 void expect_near(const std::vector<double>& got, const std::vector<double>& expected, double tolerance = 1e-5) {
   ASSERT_EQ(got.size(), expected.size());
