@@ -73,16 +73,6 @@ bool names_model(const std::vector<std::string>& args) {
   return args[0].ends_with(".onnx") || std::filesystem::is_regular_file(args[0], ec);
 }
 
-// "name=value" of --input and --dim; UserError naming the flag when either side is empty.
-std::pair<std::string, std::string> split_binding(const std::string& text, const std::string& flag,
-                                                  const std::string& form) {
-  size_t eq = text.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
-    throw UserError(str(flag, " '", text, "' is not ", form));
-  }
-  return {text.substr(0, eq), text.substr(eq + 1)};
-}
-
 std::string input_names(const graph::Graph& g) {
   std::vector<std::string> names;
   for (graph::ValueId v : g.inputs()) names.push_back(g.value(v).name + " " + g.value(v).type.to_string());
@@ -160,20 +150,7 @@ int run_model(const std::vector<std::string>& args) {
     input_files[name] = file;
   }
   graph::ImportOptions options;
-  for (const std::string& flag : dim_flags) {
-    auto [name, size_text] = split_binding(flag, "--dim", "NAME=N");
-    size_t end = 0;
-    int64_t size = 0;
-    try {
-      size = std::stoll(size_text, &end);
-    } catch (const std::exception&) {
-      end = 0;
-    }
-    if (end != size_text.size() || size < 1) {
-      throw UserError(str("--dim ", flag, ": '", size_text, "' is not a positive size"));
-    }
-    options.dims[name] = size;
-  }
+  options.dims = parse_dim_flags(dim_flags);
 
   graph::Graph g = graph::import_onnx(model_path, options);
   // Checked here, before compiling, with the file named: the executor would say the same later.

@@ -1,4 +1,5 @@
-// temper tune: search a workload's template space, logging every measurement.
+// temper tune: search a workload's template space, logging every measurement; or, given
+// a .onnx model, the spaces of all its tasks (graph/task_extraction.h), round-robin.
 #include <unistd.h>
 
 #include <atomic>
@@ -7,11 +8,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <thread>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/duration.h"
+#include "compiler/graph/onnx_import.h"
+#include "compiler/graph/task_extraction.h"
 #include "cost_model/cost_model.h"
 #include "search/featurize.h"
 #include "search/model_tuner.h"
@@ -68,14 +73,204 @@ class ProgressLine {
   bool open_ = false;
 };
 
+// The tuner flags: which tuner, and for xgb where its model starts.
+struct TunerChoice {
+  std::string name;
+  uint64_t seed = 0;
+  bool transfer = false;
+  std::string model_path;
+};
+
+// A job's tuner, made in two steps so that a bad tuner name or model file is refused
+// before the log is created: prepare_tuner (no log), then finish_tuner (pre-training
+// on the log for --transfer).
+struct JobTuner {
+  std::unique_ptr<cost_model::CostModel> model;
+  std::unique_ptr<search::Tuner> tuner;
+  std::string model_line = "untrained";
+};
+
+JobTuner prepare_tuner(const schedule_space::Task& task, const TunerChoice& choice) {
+  JobTuner job;
+  if (!choice.model_path.empty()) {
+    job.model = cost_model::load_cost_model(choice.model_path);
+    job.model_line = str("loaded from ", choice.model_path, " (trained on ", job.model->num_samples(), " samples)");
+  }
+  if (!job.model && !choice.transfer) job.tuner = search::make_tuner(choice.name, task, choice.seed);
+  return job;
+}
+
+void finish_tuner(JobTuner& job, const schedule_space::Task& task, const TunerChoice& choice,
+                  const tuning_db::Database& db) {
+  if (choice.transfer) {
+    cost_model::ModelOptions model_options;
+    model_options.seed = choice.seed;
+    std::string why;
+    search::TransferSet used;
+    auto transfer_start = std::chrono::steady_clock::now();
+    job.model = search::pretrain_from_log(db, task, model_options, &why, &used);
+    double transfer_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - transfer_start).count();
+    job.model_line = job.model
+                         ? str("transfer: ", used.samples.size(), " samples from ", used.workloads, " workloads (",
+                               used.records_skipped, " skipped), in ", format_duration(transfer_s))
+                         : str("transfer: ", why, "; starting with an untrained model");
+  }
+  if (job.tuner) return;
+  if (job.model) {
+    job.tuner = std::make_unique<search::ModelTuner>(
+        task.space(), [&task](const schedule_space::Config& c) { return search::config_features(task, c); },
+        search::sample_group(task), std::move(job.model), choice.seed);
+  } else {
+    job.tuner = search::make_tuner(choice.name, task, choice.seed);
+  }
+}
+
+// Timings on a busy machine are noisy and favour schedules that use fewer threads.
+void warn_if_busy() {
+  double load = 0;
+  unsigned cores = std::thread::hardware_concurrency();
+  if (getloadavg(&load, 1) == 1 && cores > 0 && load > cores - 0.5) {
+    std::fprintf(stderr,
+                 "warning: the machine is busy (load average %.1f on %u cores): times will be noisy and may favour "
+                 "schedules that use fewer threads\n",
+                 load, cores);
+  }
+}
+
+double gflops_of(const schedule_space::Task& task, double seconds) {
+  return task.op().flops > 0 ? task.op().flops / seconds * 1e-9 : 0;
+}
+
+// ---- temper tune MODEL.onnx ----
+
+// One task of a model's job and what it has had so far.
+struct ModelTask {
+  graph::ExtractedTask extracted;
+  std::unique_ptr<schedule_space::Task> task;
+  JobTuner job;
+  int trials = 0;  // in the log for this job: resumed ones included
+  int errors = 0;
+  std::optional<tuning_db::TuningRecord> best;
+  std::string finished;  // why it takes no more turns (the space is exhausted, ...); empty while it does
+};
+
+// Imports the model, extracts its tasks and tunes them round-robin: each task in turn
+// gets a batch of trials until the --trials budget (shared, resumed trials included) or
+// the time budget is spent. Returns the exit status.
+int tune_model(const std::string& model_path, const std::map<std::string, int64_t>& dims, const Target& target,
+               const std::string& db_path, const TunerChoice& choice, const search::TuneOptions& options,
+               const measure::BuilderOptions& builder_options, const measure::RunnerOptions& runner_options) {
+  graph::ImportOptions import_options;
+  import_options.dims = dims;
+  graph::Graph g = graph::import_onnx(model_path, import_options);
+  std::vector<std::string> skipped;
+  std::vector<ModelTask> tasks;
+  for (graph::ExtractedTask& e : graph::extract_tasks(g, target, &skipped)) {
+    ModelTask t;
+    t.task = schedule_space::Task::create(e.workload, target);
+    t.extracted = std::move(e);
+    t.job = prepare_tuner(*t.task, choice);
+    tasks.push_back(std::move(t));
+  }
+  std::printf("model      %s: %zu nodes, %zu tasks\n", model_path.c_str(), g.nodes().size(), tasks.size());
+  std::printf("target     %s\n", target.to_string().c_str());
+  std::printf("tuner      %s, seed %llu, %d trials shared round-robin, %d per turn\n", choice.name.c_str(),
+              static_cast<unsigned long long>(choice.seed), options.trials, options.batch_size);
+  std::printf("task  count  configs  workload\n");
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    std::printf("%4zu  %5d  %7lld  %s\n", i, tasks[i].extracted.count,
+                static_cast<long long>(tasks[i].task->space().size()), tasks[i].extracted.workload.to_string().c_str());
+  }
+  for (const std::string& why : skipped) std::printf("skipped    %s\n", why.c_str());
+  if (tasks.empty()) {
+    throw UserError(
+        str(model_path, " has no node that a tuning template serves (Conv, Gemm, MatMul); nothing to tune"));
+  }
+
+  tuning_db::SQLiteDatabase db(db_path);
+  for (ModelTask& t : tasks) {
+    finish_tuner(t.job, *t.task, choice, db);
+    if (choice.name == "xgb") std::printf("model      task %zu: %s\n", &t - tasks.data(), t.job.model_line.c_str());
+  }
+  measure::Builder builder(builder_options);
+  measure::Runner runner(runner_options);
+  warn_if_busy();
+  std::fflush(stdout);
+
+  g_stop = false;
+  std::signal(SIGINT, request_stop);
+  std::signal(SIGTERM, request_stop);
+  auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  auto out_of_time = [&] { return options.time_budget_s > 0 && elapsed() >= options.time_budget_s; };
+  int spent = 0;
+  std::string stop_reason = "trial budget reached";
+  bool turned = true;
+  while (turned) {
+    turned = false;
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      ModelTask& t = tasks[i];
+      if (!t.finished.empty()) continue;
+      if (spent >= options.trials || g_stop || out_of_time()) break;
+      // Later turns ask for new trials only: the tuner has seen the log's records since
+      // the first, so tune() counts none of them again.
+      search::TuneOptions turn = options;
+      turn.trials = std::min(options.batch_size, options.trials - spent);
+      if (options.time_budget_s > 0) turn.time_budget_s = options.time_budget_s - elapsed();
+      search::TuneResult r = search::tune(*t.task, *t.job.tuner, builder, runner, db, turn, {}, &g_stop);
+      int got = r.trials_resumed + r.trials_measured;
+      t.trials += got;
+      t.errors += r.errors;
+      spent += got;
+      if (r.best && (!t.best || r.best->mean < t.best->mean)) t.best = r.best;
+      if (got < turn.trials && !g_stop && !out_of_time()) t.finished = r.stop_reason;
+      turned = true;
+      char best[48] = "-";
+      if (t.best) std::snprintf(best, sizeof best, "%.2f GFLOP/s", gflops_of(*t.task, t.best->mean));
+      std::fprintf(stderr, "task %zu  trials %d (+%d)  best %s  total %d/%d  elapsed %s%s%s\n", i, t.trials, got, best,
+                   spent, options.trials, format_duration(elapsed()).c_str(),
+                   t.finished.empty() ? "" : "  done: ", t.finished.c_str());
+    }
+  }
+  if (g_stop) {
+    stop_reason = "stopped on request";
+  } else if (out_of_time()) {
+    stop_reason = "time budget reached";
+  } else if (spent < options.trials) {
+    stop_reason = "every task is done";
+  }
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+
+  std::printf("stopped    %s after %d trials in %s\n", stop_reason.c_str(), spent, format_duration(elapsed()).c_str());
+  std::printf("task  trials  errors  best\n");
+  bool all_best = true;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const ModelTask& t = tasks[i];
+    std::printf("%4zu  %6d  %6d  ", i, t.trials, t.errors);
+    if (t.best) {
+      std::printf("%.3f ms, %.2f GFLOP/s\n", t.best->mean * 1e3, gflops_of(*t.task, t.best->mean));
+    } else {
+      std::printf("none\n");
+      all_best = false;
+    }
+  }
+  std::printf("log        %s\n", db_path.c_str());
+  if (g_signal != 0) return 128 + g_signal;
+  return all_best ? 0 : 1;
+}
+
 }  // namespace
 
 int cmd_tune(const std::vector<std::string>& args) {
   const std::string usage =
       "usage: temper tune WORKLOAD --db FILE [--target T] [--trials N] [--tuner random|grid|ga|xgb] "
       "[--time-budget 8h] [--early-stopping N] [--seed N]\n"
+      "       temper tune MODEL.onnx --db FILE [--dim NAME=N ...] [the same flags]   (all the model's tasks, "
+      "sharing --trials)\n"
       "                    [--transfer | --model FILE] [--save-model FILE]   (these three with --tuner xgb)";
   std::string target_text, db_path, tuner_name, time_budget, model_path, save_model_path;
+  std::vector<std::string> dim_flags;
   bool transfer = false;
   uint64_t seed = 0;
   search::TuneOptions options;
@@ -86,7 +281,9 @@ int cmd_tune(const std::vector<std::string>& args) {
   desc.add_options()
       ("db", po::value(&db_path), "the tuning log (SQLite); created if missing, appended to otherwise")
       ("target", po::value(&target_text)->default_value("llvm -mcpu=native"), "target string: llvm [-mcpu=...]")
-      ("trials", po::value(&options.trials)->default_value(200), "configs to measure, those already in the log included")
+      ("trials", po::value(&options.trials)->default_value(200),
+       "configs to measure, those already in the log included; for a model, shared by its tasks")
+      ("dim", po::value(&dim_flags)->composing(), "model: NAME=N, the size of the dynamic dimension NAME (repeatable)")
       ("tuner", po::value(&tuner_name)->default_value("xgb"),
        "random, grid, ga (genetic) or xgb (simulated annealing guided by an XGBoost cost model)")
       ("transfer", po::bool_switch(&transfer),
@@ -149,42 +346,24 @@ int cmd_tune(const std::vector<std::string>& args) {
     }
   }
 
+  TunerChoice choice{tuner_name, seed, transfer, model_path};
+  if (workload_text.ends_with(".onnx")) {
+    if (options.early_stopping > 0) {
+      throw UserError("--early-stopping applies to one workload; a model's tasks share --trials round-robin");
+    }
+    if (!save_model_path.empty()) throw UserError("--save-model saves one task's model; give a workload, not a model");
+    return tune_model(workload_text, parse_dim_flags(dim_flags), Target::parse(target_text), db_path, choice, options,
+                      builder_options, runner_options);
+  }
+  if (!dim_flags.empty()) throw UserError("--dim sizes a model's dynamic dimensions; give a .onnx model");
+
   ops::Workload workload = ops::Workload::parse(workload_text);
   Target target = Target::parse(target_text);
   std::unique_ptr<schedule_space::Task> task = schedule_space::Task::create(workload, target);
-  // The xgb tuner's model: loaded, pre-trained on the log, or (make_tuner) untrained. A
-  // bad model file or tuner name is refused before the log is created.
-  std::unique_ptr<cost_model::CostModel> model;
-  std::string model_line = "untrained";
-  if (!model_path.empty()) {
-    model = cost_model::load_cost_model(model_path);
-    model_line = str("loaded from ", model_path, " (trained on ", model->num_samples(), " samples)");
-  }
-  std::unique_ptr<search::Tuner> tuner;
-  if (!model && !transfer) tuner = search::make_tuner(tuner_name, *task, seed);
+  JobTuner job = prepare_tuner(*task, choice);
   tuning_db::SQLiteDatabase db(db_path);
-  if (transfer) {
-    cost_model::ModelOptions model_options;
-    model_options.seed = seed;
-    std::string why;
-    search::TransferSet used;
-    auto transfer_start = std::chrono::steady_clock::now();
-    model = search::pretrain_from_log(db, *task, model_options, &why, &used);
-    double transfer_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - transfer_start).count();
-    model_line = model ? str("transfer: ", used.samples.size(), " samples from ", used.workloads, " workloads (",
-                             used.records_skipped, " skipped), in ", format_duration(transfer_s))
-                       : str("transfer: ", why, "; starting with an untrained model");
-  }
-  if (!tuner) {
-    const schedule_space::Task& t = *task;
-    if (model) {
-      tuner = std::make_unique<search::ModelTuner>(
-          t.space(), [&t](const schedule_space::Config& c) { return search::config_features(t, c); },
-          search::sample_group(t), std::move(model), seed);
-    } else {
-      tuner = search::make_tuner(tuner_name, t, seed);
-    }
-  }
+  finish_tuner(job, *task, choice, db);
+  std::unique_ptr<search::Tuner>& tuner = job.tuner;
   measure::Builder builder(builder_options);
   measure::Runner runner(runner_options);
 
@@ -193,25 +372,16 @@ int cmd_tune(const std::vector<std::string>& args) {
   std::printf("template   %s, %lld configs\n", task->tmpl().name.c_str(), static_cast<long long>(task->space().size()));
   std::printf("tuner      %s, seed %llu, %d trials\n", tuner_name.c_str(), static_cast<unsigned long long>(seed),
               options.trials);
-  if (tuner_name == "xgb") std::printf("model      %s\n", model_line.c_str());
-  // Timings on a busy machine are noisy and favour schedules that use fewer threads.
-  double load = 0;
-  unsigned cores = std::thread::hardware_concurrency();
-  if (getloadavg(&load, 1) == 1 && cores > 0 && load > cores - 0.5) {
-    std::fprintf(stderr,
-                 "warning: the machine is busy (load average %.1f on %u cores): times will be noisy and may favour "
-                 "schedules that use fewer threads\n",
-                 load, cores);
-  }
+  if (tuner_name == "xgb") std::printf("model      %s\n", job.model_line.c_str());
+  warn_if_busy();
   std::fflush(stdout);
 
   g_stop = false;
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
   ProgressLine line;
-  search::TuneResult result =
-      search::tune(*task, *tuner, builder, runner, db, options, [&](const search::TuneProgress& p) { line.update(p); },
-                   &g_stop);
+  search::TuneResult result = search::tune(
+      *task, *tuner, builder, runner, db, options, [&](const search::TuneProgress& p) { line.update(p); }, &g_stop);
   line.finish();
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
@@ -223,7 +393,7 @@ int cmd_tune(const std::vector<std::string>& args) {
   std::printf("stopped    %s\n", result.stop_reason.c_str());
   if (result.best) {
     double ms = result.best->mean * 1e3;
-    double gf = task->op().flops > 0 ? task->op().flops / result.best->mean * 1e-9 : 0;
+    double gf = gflops_of(*task, result.best->mean);
     std::printf("best       %.3f ms", ms);
     if (gf > 0) std::printf(", %.2f GFLOP/s", gf);
     std::printf("\nconfig     %s\n", result.best->config.dump().c_str());

@@ -44,4 +44,32 @@ bool parse_command_line(const std::vector<std::string>& args, const std::string&
   return true;
 }
 
+std::pair<std::string, std::string> split_binding(const std::string& text, const std::string& flag,
+                                                  const std::string& form) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    throw UserError(str(flag, " '", text, "' is not ", form));
+  }
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+std::map<std::string, int64_t> parse_dim_flags(const std::vector<std::string>& flags) {
+  std::map<std::string, int64_t> dims;
+  for (const std::string& flag : flags) {
+    auto [name, size_text] = split_binding(flag, "--dim", "NAME=N");
+    size_t end = 0;
+    int64_t size = 0;
+    try {
+      size = std::stoll(size_text, &end);
+    } catch (const std::exception&) {
+      end = 0;
+    }
+    if (end != size_text.size() || size < 1) {
+      throw UserError(str("--dim ", flag, ": '", size_text, "' is not a positive size"));
+    }
+    dims[name] = size;
+  }
+  return dims;
+}
+
 }  // namespace temper::cli

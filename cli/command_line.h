@@ -3,10 +3,12 @@
 // and counts of positionals read the same everywhere.
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include <boost/program_options.hpp>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace temper::cli {
 
@@ -22,5 +24,14 @@ bool parse_command_line(const std::vector<std::string>& args, const std::string&
 // The common case: exactly one positional WORKLOAD.
 bool parse_command_line(const std::vector<std::string>& args, const std::string& usage,
                         boost::program_options::options_description& desc, std::string& workload);
+
+// "name=value" of --input and --dim; UserError naming the flag and the expected form when
+// either side is empty.
+std::pair<std::string, std::string> split_binding(const std::string& text, const std::string& flag,
+                                                  const std::string& form);
+
+// The --dim NAME=N flags of the model commands (run, tune): dim_param name -> size;
+// UserError for a size that is not a positive integer.
+std::map<std::string, int64_t> parse_dim_flags(const std::vector<std::string>& flags);
 
 }  // namespace temper::cli

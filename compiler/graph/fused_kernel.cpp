@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "compiler/codegen/build.h"
 #include "compiler/graph/graph_ops.h"
-#include "compiler/ops/cpu_schedules.h"
 #include "compiler/te/te.h"
 
 namespace temper::graph {
@@ -80,16 +78,7 @@ NodeKernel compile_group(const Graph& graph, const FusedGroup& group, const Targ
   const Node& anchor = graph.nodes().at(group.anchor);
   std::string name = group.nodes.size() == 1 ? str("n", group.anchor, "_", detail::sanitize(anchor.name))
                                              : str("f", group.anchor, "_", detail::sanitize(anchor.name));
-  ops::OpInstance instance;
-  instance.name = name;
-  instance.inputs.assign(params.begin(), params.begin() + static_cast<std::ptrdiff_t>(num_inputs));
-  instance.outputs.assign(params.begin() + static_cast<std::ptrdiff_t>(num_inputs), params.end());
-  Schedule inlined(te::create_prim_func(params, name));
-  detail::inline_elementwise_intermediates(inlined);
-  instance.func = inlined.func();
-  Schedule scheduled = ops::schedule_cpu_default(instance, target);
-  BuildResult built = build({scheduled.func()}, target);
-  kernel.function = built.module->get_function(name);
+  kernel.function = detail::compile_function(params, num_inputs, name, target);
   return kernel;
 }
 

@@ -85,6 +85,20 @@ void inline_elementwise_intermediates(Schedule& s) {
   }
 }
 
+PackedFunc compile_function(const std::vector<te::Tensor>& params, size_t num_inputs, const std::string& name,
+                            const Target& target) {
+  ops::OpInstance instance;
+  instance.name = name;
+  instance.inputs.assign(params.begin(), params.begin() + static_cast<std::ptrdiff_t>(num_inputs));
+  instance.outputs.assign(params.begin() + static_cast<std::ptrdiff_t>(num_inputs), params.end());
+  Schedule inlined(te::create_prim_func(params, name));
+  inline_elementwise_intermediates(inlined);
+  instance.func = inlined.func();
+  Schedule scheduled = ops::schedule_cpu_default(instance, target);
+  BuildResult built = build({scheduled.func()}, target);
+  return built.module->get_function(name);
+}
+
 }  // namespace detail
 
 NodeKernel compile_node(const Graph& graph, int node_index, const Target& target) {
@@ -126,16 +140,7 @@ NodeKernel compile_node(const Graph& graph, int node_index, const Target& target
 
   // The node index keeps names unique where sanitising made two node names alike.
   std::string name = str("n", node_index, "_", detail::sanitize(node.name));
-  ops::OpInstance instance;
-  instance.name = name;
-  instance.inputs.assign(params.begin(), params.end() - static_cast<std::ptrdiff_t>(outputs.size()));
-  instance.outputs.assign(params.end() - static_cast<std::ptrdiff_t>(outputs.size()), params.end());
-  Schedule inlined(te::create_prim_func(params, name));
-  detail::inline_elementwise_intermediates(inlined);
-  instance.func = inlined.func();
-  Schedule scheduled = ops::schedule_cpu_default(instance, target);
-  BuildResult built = build({scheduled.func()}, target);
-  kernel.function = built.module->get_function(name);
+  kernel.function = detail::compile_function(params, params.size() - outputs.size(), name, target);
   return kernel;
 }
 

@@ -39,6 +39,10 @@ void check_output_type(const Node& node, int index, const te::Tensor& t, const T
 // no buffer and no loop of their own. A producer read by a reduction stays materialised,
 // since inlining would recompute it for every reduction step.
 void inline_elementwise_intermediates(Schedule& s);
+// The function over params (the first num_inputs read, the rest written) named name:
+// intermediates inlined as above, the CPU default schedule, built for target.
+PackedFunc compile_function(const std::vector<te::Tensor>& params, size_t num_inputs, const std::string& name,
+                            const Target& target);
 
 }  // namespace detail
 

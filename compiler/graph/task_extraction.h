@@ -1,0 +1,45 @@
+// Task extraction: the distinct tunable operators of a model, each with how often the
+// model runs it (TVM's extract_from_program for AutoTVM). A tuning job over a model tunes
+// these workloads; a build looks each one up in the log.
+//
+// The graph is first rewritten as the fused executor rewrites it (remove_identity, then
+// fold_batch_norm, on a copy): a Conv that absorbs a BatchNormalization is one task, and
+// the BN none. Then each node that a template serves becomes a workload:
+//
+//   Conv (2-D, float32, NCHW)       conv2d:N,C,H,W,K,R,S,stride,pad (top x left x bottom x
+//                                   right),dilation,groups; depthwise_conv2d (multiplier
+//                                   K/C) when group == C. The bias is the kernel's epilogue.
+//   Gemm (transA=0, alpha=1)        transB=1: dense:M,N,K (weight [N,K]), bias=1 when C is
+//                                   a per-column vector [N] or [1,N] and beta=1;
+//                                   transB=0: matmul:M,N,K (C, if any, is an epilogue).
+//   MatMul (both inputs 2-D)        matmul:M,N,K
+//
+// Identical workloads merge into one task with a count and the nodes' names. A node of
+// these ops that no workload or template can express (a 3-D Conv, a Gemm with transA, a
+// batched MatMul) is left out with one line saying why; every other op (elementwise,
+// reshapes, pooling, ...) is not a tuning task and is left out silently.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/graph/graph.h"
+#include "compiler/ops/workload.h"
+#include "compiler/target/target.h"
+
+namespace temper::graph {
+
+struct ExtractedTask {
+  ops::Workload workload;
+  int count = 0;                   // nodes running it
+  std::vector<std::string> nodes;  // their names, in graph order
+};
+
+// The tasks in order of first occurrence. Each workload is checked with
+// schedule_space::Task::create for target; one it refuses is skipped. skipped (when not
+// null) receives "node 'NAME' (OP): reason" for every Conv, Gemm or MatMul left out.
+// Expects a verified graph with inferred types (import_onnx's result).
+std::vector<ExtractedTask> extract_tasks(const Graph& graph, const Target& target,
+                                         std::vector<std::string>* skipped = nullptr);
+
+}  // namespace temper::graph

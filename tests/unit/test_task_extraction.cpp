@@ -1,0 +1,156 @@
+// Task extraction on graphs built by hand: identical convolutions merge with a count, a
+// Gemm becomes a dense task, batch-norm folding leaves the conv's workload as it was and
+// the BN out, and nodes (a 1-D conv, a Gemm with transA, a batched MatMul) no template serves are skipped with a
+// reason.
+#include <gtest/gtest.h>
+
+#include "compiler/graph/shape_inference.h"
+#include "compiler/graph/task_extraction.h"
+
+namespace temper::graph {
+namespace {
+
+const DataType f32 = DataType::float32();
+
+Attributes conv3x3_attrs() {
+  Attributes conv;
+  conv.set("kernel_shape", std::vector<int64_t>{3, 3});
+  conv.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  return conv;
+}
+
+const std::string kConv =
+    "conv2d:N=1,C=4,H=8,W=8,K=4,R=3,S=3,stride=1,pad=1,dilation=1,groups=1,layout=NCHW,dtype=float32";
+
+// x -> conv_a -> relu -> conv_b (the same shape) -> flatten -> gemm(transB=1, bias) -> y;
+// with_bn puts a BatchNormalization after conv_a.
+Graph two_convs_and_a_gemm(bool with_bn) {
+  Graph g;
+  g.name = "tasks";
+  ValueId x = g.add_input("x", TensorType{{1, 4, 8, 8}, f32});
+  ValueId w1 = g.add_constant("w1", NDArray::random({4, 4, 3, 3}, f32, 1));
+  ValueId w2 = g.add_constant("w2", NDArray::random({4, 4, 3, 3}, f32, 2));
+  g.add_node("conv_a", "Conv", conv3x3_attrs(), {x, w1}, {"a"});
+  ValueId a = g.find("a");
+  if (with_bn) {
+    ValueId gamma = g.add_constant("gamma", NDArray::random({4}, f32, 3, 0.5, 1.5));
+    ValueId beta = g.add_constant("beta", NDArray::random({4}, f32, 4));
+    ValueId mean = g.add_constant("mean", NDArray::random({4}, f32, 5));
+    ValueId var = g.add_constant("var", NDArray::random({4}, f32, 6, 0.5, 2.0));
+    g.add_node("bn", "BatchNormalization", {}, {a, gamma, beta, mean, var}, {"n"});
+    a = g.find("n");
+  }
+  g.add_node("relu", "Relu", {}, {a}, {"r"});
+  g.add_node("conv_b", "Conv", conv3x3_attrs(), {g.find("r"), w2}, {"b"});
+  Attributes flatten;
+  flatten.set("axis", int64_t{1});
+  g.add_node("flatten", "Flatten", flatten, {g.find("b")}, {"f"});
+  ValueId wfc = g.add_constant("wfc", NDArray::random({10, 256}, f32, 7));
+  ValueId bfc = g.add_constant("bfc", NDArray::random({10}, f32, 8));
+  Attributes gemm;
+  gemm.set("transB", int64_t{1});
+  g.add_node("fc", "Gemm", gemm, {g.find("f"), wfc, bfc}, {"y"});
+  g.mark_output(g.find("y"));
+  infer_types(g);
+  return g;
+}
+
+TEST(ExtractTasks, IdenticalConvsMergeAndTheGemmIsDense) {
+  std::vector<std::string> skipped;
+  std::vector<ExtractedTask> tasks = extract_tasks(two_convs_and_a_gemm(false), Target::parse("llvm"), &skipped);
+  ASSERT_EQ(tasks.size(), 2u);
+  EXPECT_EQ(tasks[0].workload.to_string(), kConv);
+  EXPECT_EQ(tasks[0].count, 2);
+  EXPECT_EQ(tasks[0].nodes, (std::vector<std::string>{"conv_a", "conv_b"}));
+  EXPECT_EQ(tasks[1].workload.to_string(), "dense:M=1,N=10,K=256,bias=1,act=none,dtype=float32");
+  EXPECT_EQ(tasks[1].count, 1);
+  EXPECT_EQ(tasks[1].nodes, (std::vector<std::string>{"fc"}));
+  EXPECT_TRUE(skipped.empty());
+}
+
+TEST(ExtractTasks, BatchNormIsFoldedIntoTheConvFirst) {
+  Graph g = two_convs_and_a_gemm(true);
+  std::vector<ExtractedTask> tasks = extract_tasks(g, Target::parse("llvm"));
+  ASSERT_EQ(tasks.size(), 2u);
+  EXPECT_EQ(tasks[0].workload.to_string(), kConv);
+  EXPECT_EQ(tasks[0].count, 2);
+  // The BN went into conv_a; the caller's graph still has it.
+  EXPECT_EQ(tasks[0].nodes, (std::vector<std::string>{"conv_a", "conv_b"}));
+  int bn_nodes = 0;
+  for (const Node& n : g.nodes()) bn_nodes += n.op == "BatchNormalization";
+  EXPECT_EQ(bn_nodes, 1);
+}
+
+TEST(ExtractTasks, StridedPaddedAndDepthwiseConvs) {
+  Graph g;
+  ValueId x = g.add_input("x", TensorType{{1, 8, 15, 15}, f32});
+  Attributes strided;
+  strided.set("kernel_shape", std::vector<int64_t>{3, 3});
+  strided.set("strides", std::vector<int64_t>{2, 2});
+  strided.set("auto_pad", std::string("SAME_UPPER"));
+  g.add_node("strided", "Conv", strided, {x, g.add_constant("w", NDArray::random({16, 8, 3, 3}, f32, 1))}, {"s"});
+  Attributes depthwise = conv3x3_attrs();
+  depthwise.set("group", int64_t{8});
+  g.add_node("dw", "Conv", depthwise, {x, g.add_constant("wd", NDArray::random({8, 1, 3, 3}, f32, 2))}, {"d"});
+  g.mark_output(g.find("s"));
+  g.mark_output(g.find("d"));
+  infer_types(g);
+  std::vector<ExtractedTask> tasks = extract_tasks(g, Target::parse("llvm"));
+  ASSERT_EQ(tasks.size(), 2u);
+  // SAME_UPPER over 15 with stride 2 and a 3x3 kernel pads 1 on each side.
+  EXPECT_EQ(tasks[0].workload.to_string(),
+            "conv2d:N=1,C=8,H=15,W=15,K=16,R=3,S=3,stride=2,pad=1,dilation=1,groups=1,layout=NCHW,dtype=float32");
+  EXPECT_EQ(tasks[1].workload.to_string(),
+            "depthwise_conv2d:N=1,C=8,H=15,W=15,R=3,S=3,multiplier=1,stride=1,pad=1,dilation=1,layout=NCHW,"
+            "dtype=float32");
+}
+
+TEST(ExtractTasks, UnsupportedNodesAreSkippedWithAReason) {
+  Graph g;
+  // Shape inference refuses 3-D convolutions; a 1-D one imports but is not tuned.
+  ValueId x = g.add_input("x", TensorType{{1, 2, 8}, f32});
+  Attributes conv1d;
+  conv1d.set("kernel_shape", std::vector<int64_t>{3});
+  g.add_node("conv1d", "Conv", conv1d, {x, g.add_constant("w", NDArray::random({2, 2, 3}, f32, 1))}, {"c"});
+  ValueId a = g.add_input("a", TensorType{{6, 4}, f32});
+  Attributes trans_a;
+  trans_a.set("transA", int64_t{1});
+  g.add_node("gemm_t", "Gemm", trans_a, {a, g.add_constant("b", NDArray::random({6, 5}, f32, 2))}, {"g"});
+  ValueId p = g.add_input("p", TensorType{{2, 3, 4}, f32});
+  g.add_node("batched", "MatMul", {}, {p, g.add_constant("q", NDArray::random({2, 4, 5}, f32, 3))}, {"m"});
+  g.add_node("mm", "MatMul", {}, {a, g.add_constant("r", NDArray::random({4, 7}, f32, 4))}, {"n"});
+  for (const char* out : {"c", "g", "m", "n"}) g.mark_output(g.find(out));
+  infer_types(g);
+  std::vector<std::string> skipped;
+  std::vector<ExtractedTask> tasks = extract_tasks(g, Target::parse("llvm"), &skipped);
+  ASSERT_EQ(tasks.size(), 1u);
+  EXPECT_EQ(tasks[0].workload.to_string(), "matmul:M=6,N=7,K=4,transpose_a=0,transpose_b=0,dtype=float32");
+  ASSERT_EQ(skipped.size(), 3u);
+  EXPECT_NE(skipped[0].find("node 'conv1d' (Conv): input float32[1,2,8]: "), std::string::npos) << skipped[0];
+  EXPECT_NE(skipped[0].find("only 2-D convolutions"), std::string::npos) << skipped[0];
+  EXPECT_NE(skipped[1].find("node 'gemm_t' (Gemm): transA=1"), std::string::npos) << skipped[1];
+  EXPECT_NE(skipped[2].find("node 'batched' (MatMul)"), std::string::npos) << skipped[2];
+  EXPECT_NE(skipped[2].find("only 2-D MatMuls"), std::string::npos) << skipped[2];
+}
+
+TEST(ExtractTasks, AWorkloadNoTemplateServesIsSkipped) {
+  // A grouped (not depthwise) convolution: the conv2d template serves groups=1 only.
+  Graph g;
+  ValueId x = g.add_input("x", TensorType{{1, 8, 8, 8}, f32});
+  Attributes grouped = conv3x3_attrs();
+  grouped.set("group", int64_t{2});
+  g.add_node("grouped", "Conv", grouped, {x, g.add_constant("w", NDArray::random({8, 4, 3, 3}, f32, 1))}, {"c"});
+  g.mark_output(g.find("c"));
+  infer_types(g);
+  std::vector<std::string> skipped;
+  EXPECT_TRUE(extract_tasks(g, Target::parse("llvm"), &skipped).empty());
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_NE(skipped[0].find("node 'grouped' (Conv): conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride=1,pad=1,dilation=1,"
+                            "groups=2"),
+            std::string::npos)
+      << skipped[0];
+  EXPECT_NE(skipped[0].find("groups=1 only"), std::string::npos) << skipped[0];
+}
+
+}  // namespace
+}  // namespace temper::graph
