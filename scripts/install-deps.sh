@@ -14,7 +14,8 @@ packages=(
   nlohmann-json3-dev     # traces and config as JSON
   libsqlite3-dev         # the tuning log
   libxgboost-dev         # the learned cost model (XGBoost's C API)
-  libonnx-dev libprotobuf-dev  # the ONNX frontend (ONNX's protobuf classes need protobuf's headers)
+  libonnx-dev libprotobuf-dev protobuf-compiler  # the ONNX frontend (ONNX's protobuf classes need protobuf's
+                         # headers; its CMake package may look for protoc)
   libonnx-testdata       # the ONNX backend node tests the conformance driver runs
   python3-onnx python3-numpy  # tests/correctness/make_test_models.py writes the whole-model tests' models
   zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev libtinfo-dev  # LLVM's link deps
