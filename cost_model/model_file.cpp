@@ -1,12 +1,11 @@
 #include "cost_model/model_file.h"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "compiler/ir/error.h"
+#include "compiler/runtime/file_io.h"
 #include "cost_model/features.h"
 #include "cost_model/random_model.h"
 #include "cost_model/xgb_model.h"
@@ -97,25 +96,9 @@ nlohmann::json model_file_header(const std::string& kind, const ModelOptions& op
 }
 
 void write_model_file(const std::string& path, const nlohmann::json& file) {
-  const std::string temporary = str(path, ".tmp.", getpid());
-  std::error_code error;
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    // A group name that is not UTF-8 is written with replacement characters, not refused.
-    if (out) out << file.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-    out.flush();
-    if (!out) {
-      std::filesystem::remove(temporary, error);
-      throw UserError(str("cannot write cost model file '", path, "': cannot write ", temporary,
-                          " (does the directory exist and is it writable?)"));
-    }
-  }
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::string why = error.message();
-    std::filesystem::remove(temporary, error);
-    throw UserError(str("cannot write cost model file '", path, "': ", why));
-  }
+  // A group name that is not UTF-8 is written with replacement characters, not refused.
+  write_file_atomically(path, file.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                        "cost model file");
 }
 
 nlohmann::json samples_to_json(const std::vector<Sample>& samples) {

@@ -1,113 +1,139 @@
 #include "compiler/graph/executor.h"
 
 #include <algorithm>
+#include <filesystem>
 
-#include "compiler/graph/fused_kernel.h"
-#include "compiler/graph/fusion.h"
-#include "compiler/graph/graph_ops.h"
-#include "compiler/graph/pass_fold_batch_norm.h"
-#include "compiler/graph/pass_remove_identity.h"
+#include "compiler/codegen/build.h"
 #include "compiler/ir/error.h"
 #include "compiler/ir/text.h"
 #include "compiler/runtime/c_runtime_api.h"
+#include "compiler/runtime/shared_library_module.h"
 
 namespace temper::graph {
 namespace {
 
 // "graph 'resnet'", or "the graph" when the model did not name it.
-std::string label(const Graph& graph) {
-  return graph.name.empty() ? "the graph" : str("graph '", graph.name, "'");
+std::string label(const ExecutionPlan& plan) {
+  return plan.graph_name.empty() ? "the graph" : str("graph '", plan.graph_name, "'");
+}
+
+// path with its extension (if any) replaced by suffix.
+std::string beside(const std::string& path, const std::string& suffix) {
+  std::filesystem::path p(path);
+  p.replace_extension();
+  return p.string() + suffix;
 }
 
 }  // namespace
 
-GraphExecutor::GraphExecutor(const Graph& graph, const Target& target, const ExecutorOptions& options)
-    : graph_(graph), target_(target) {
-  std::vector<FusedGroup> groups;
-  if (options.fuse) {
-    remove_identity(graph_);
-    fold_batch_norm(graph_);
-    groups = partition_for_fusion(graph_);
-  } else {
-    for (int n = 0; n < static_cast<int>(graph_.nodes().size()); ++n) groups.push_back(FusedGroup{{n}, n});
-  }
-  for (const FusedGroup& group : groups) {
-    Step step;
-    if (group.nodes.size() > 1) {
-      step.kernel = compile_group(graph_, group, target_);
-      // The kernel's args are its inputs, then what the group writes.
-      for (ValueId v : step.kernel.args) {
-        int producer = graph_.value(v).producer;
-        if (std::find(group.nodes.begin(), group.nodes.end(), producer) != group.nodes.end()) {
-          step.outputs.push_back(v);
-        }
-      }
-    } else {
-      int n = group.nodes[0];
-      const Node& node = graph_.nodes()[n];
-      step.outputs = node.outputs;
-      const GraphOp* op = find_graph_op(node.op);
-      if (op && op->evaluate) {
-        step.evaluated = op->evaluate(graph_, node);
-      } else {
-        step.kernel = compile_node(graph_, n, target_);
-      }
-    }
-    steps_.push_back(std::move(step));
-  }
+GraphExecutor::GraphExecutor(ExecutionPlan plan, Target target) : plan_(std::move(plan)), target_(std::move(target)) {
+  allocate_storage();
 }
 
-int GraphExecutor::num_kernels() const {
-  return static_cast<int>(
-      std::count_if(steps_.begin(), steps_.end(), [](const Step& step) { return step.kernel.function.defined(); }));
+GraphExecutor::GraphExecutor(const Graph& graph, const Target& target, const ExecutorOptions& options)
+    : target_(target) {
+  PlanKernels planned = make_execution_plan(graph, target, options.fuse, options.schedules);
+  plan_ = std::move(planned.plan);
+  scheduled_ = std::move(planned.scheduled);
+  if (!scheduled_.empty()) {
+    std::shared_ptr<Module> module = build(scheduled_, target_).module;
+    for (const KernelCall& call : plan_.calls) functions_.push_back(module->get_function(call.function));
+  }
+  allocate_storage();
+}
+
+void GraphExecutor::allocate_storage() {
+  for (int64_t bytes : plan_.storage_bytes) storage_.push_back(NDArray::empty({std::max<int64_t>(bytes, 1)}, DataType::uint8()));
+}
+
+std::string GraphExecutor::plan_path_for(const std::string& library_path) {
+  return beside(library_path, ".plan.json");
+}
+
+std::string GraphExecutor::weights_path_for(const std::string& library_path) {
+  return beside(library_path, ".weights");
+}
+
+void GraphExecutor::export_library(const std::string& library_path) const {
+  TEMPER_CHECK(functions_.size() == plan_.calls.size(), "export_library: the executor has no compiled kernels");
+  if (!scheduled_.empty()) temper::export_library(scheduled_, target_, library_path);
+  save_execution_plan(plan_, plan_path_for(library_path), weights_path_for(library_path));
+}
+
+std::unique_ptr<GraphExecutor> GraphExecutor::load(const std::string& library_path) {
+  ExecutionPlan plan = load_execution_plan(plan_path_for(library_path), weights_path_for(library_path));
+  Target target = Target::parse(plan.target);
+  std::unique_ptr<GraphExecutor> exec(new GraphExecutor(std::move(plan), target));
+  if (exec->plan_.calls.empty()) return exec;
+  std::shared_ptr<Module> module = load_shared_library(library_path);
+  for (const KernelCall& call : exec->plan_.calls) {
+    try {
+      exec->functions_.push_back(module->get_function(call.function));
+    } catch (const UserError& e) {
+      throw UserError(str("model library '", library_path, "' does not match its plan: ", e.what(),
+                          "; rebuild the model with `temper build`"));
+    }
+  }
+  return exec;
 }
 
 std::vector<NDArray> GraphExecutor::run(const std::map<std::string, NDArray>& inputs) const {
-  std::vector<NDArray> arrays(graph_.values().size());
+  std::vector<NDArray> arrays(plan_.arrays.size());
   std::vector<std::string> input_names;
-  for (ValueId v : graph_.inputs()) input_names.push_back(graph_.value(v).name);
+  for (int id : plan_.inputs) input_names.push_back(plan_.arrays[id].name);
   for (const auto& [name, array] : inputs) {
-    ValueId v = graph_.find(name);
-    bool is_input =
-        v != kNoValue && std::find(graph_.inputs().begin(), graph_.inputs().end(), v) != graph_.inputs().end();
-    if (!is_input) {
-      throw UserError(str(label(graph_), " has no input '", name, "'; its inputs are: ", join(input_names, ", ")));
+    auto it = std::find_if(plan_.inputs.begin(), plan_.inputs.end(),
+                           [&](int id) { return plan_.arrays[id].name == name; });
+    if (it == plan_.inputs.end()) {
+      throw UserError(str(label(plan_), " has no input '", name, "'; its inputs are: ", join(input_names, ", ")));
     }
-    const TensorType& expected = graph_.value(v).type;
+    const TensorType& expected = plan_.arrays[*it].type;
     TensorType given{array.shape(), array.dtype()};
     if (!array.defined() || given != expected) {
-      throw UserError(str("input '", name, "' of ", label(graph_), " expects ", expected.to_string(), ", given ",
+      throw UserError(str("input '", name, "' of ", label(plan_), " expects ", expected.to_string(), ", given ",
                           array.defined() ? given.to_string() : std::string("an empty array")));
     }
-    arrays[v] = array;
+    arrays[*it] = array;
   }
-  for (ValueId v : graph_.inputs()) {
-    if (!arrays[v].defined()) {
-      throw UserError(str("input '", graph_.value(v).name, "' (", graph_.value(v).type.to_string(), ") of ",
-                          label(graph_), " is not given"));
+  for (int id : plan_.inputs) {
+    if (!arrays[id].defined()) {
+      throw UserError(str("input '", plan_.arrays[id].name, "' (", plan_.arrays[id].type.to_string(), ") of ",
+                          label(plan_), " is not given"));
     }
   }
-  for (ValueId v = 0; v < static_cast<ValueId>(graph_.values().size()); ++v) {
-    if (graph_.value(v).constant) arrays[v] = *graph_.value(v).constant;
+  for (size_t id = 0; id < plan_.arrays.size(); ++id) {
+    const PlannedArray& a = plan_.arrays[id];
+    if (a.kind == PlannedArray::Kind::Constant) arrays[id] = a.data;
+    if (a.kind == PlannedArray::Kind::Output) arrays[id] = NDArray::empty(a.type.shape, a.type.dtype);
   }
 
+  std::lock_guard<std::mutex> lock(run_mutex_);
   if (target_.num_cores > 0) temper_set_num_threads(target_.num_cores);
-  for (const Step& step : steps_) {
-    if (!step.kernel.function.defined()) {
-      for (size_t o = 0; o < step.outputs.size(); ++o) arrays[step.outputs[o]] = step.evaluated[o];
-      continue;
+  std::vector<TemperTensor> args;
+  for (size_t c = 0; c < plan_.calls.size(); ++c) {
+    const KernelCall& call = plan_.calls[c];
+    args.clear();
+    for (size_t i = 0; i < call.args.size(); ++i) {
+      const PlannedArray& a = plan_.arrays[call.args[i]];
+      TemperTensor t{};
+      if (a.kind == PlannedArray::Kind::Intermediate) {
+        t = storage_[a.storage].tensor();
+        t.code = static_cast<uint8_t>(a.type.dtype.code());
+        t.bits = static_cast<uint8_t>(a.type.dtype.bits());
+        t.lanes = 1;
+      } else {
+        t = arrays[call.args[i]].tensor();
+      }
+      t.shape = call.shapes[i].data();
+      t.ndim = static_cast<int32_t>(call.shapes[i].size());
+      t.strides = nullptr;
+      args.push_back(t);
     }
-    for (ValueId out : step.outputs) {
-      const TensorType& type = graph_.value(out).type;
-      arrays[out] = NDArray::empty(type.shape, type.dtype);
-    }
-    std::vector<NDArray*> args;
-    for (ValueId v : step.kernel.args) args.push_back(&arrays[v]);
-    run_node(step.kernel, args);
+    functions_[c](args);
   }
 
   std::vector<NDArray> outputs;
-  for (ValueId v : graph_.outputs()) outputs.push_back(arrays[v]);
+  for (int id : plan_.outputs) outputs.push_back(arrays[id]);
   return outputs;
 }
 

@@ -1,9 +1,9 @@
-// One fused group (fusion.h) as one compiled kernel. The group's nodes' te computes are
-// composed -- each node's compute reads the te tensors earlier nodes of the group made,
-// and placeholders only for the group's external inputs -- and made into one PrimFunc
-// whose parameters are those external inputs (in order of first use), then the values
-// that leave the group (read by a node outside it, graph outputs, or read by no node at
-// all), in node order.
+// One fused group (fusion.h) as one kernel. The group's nodes' te computes are composed --
+// each node's compute reads the te tensors earlier nodes of the group made, and
+// placeholders only for the group's external inputs -- and made into one PrimFunc whose
+// parameters are those external inputs (in order of first use), then the values that
+// leave the group (read by a node outside it, graph outputs, or read by no node at all),
+// in node order.
 //
 // Schedule: every intermediate stage that is not a reduction and feeds no reduction is
 // inlined into its consumer (node_kernel.h's rule, applied across the whole group), so an
@@ -11,7 +11,13 @@
 // chain becomes one loop nest; then the CPU default schedule (cpu_schedules.h) tiles
 // whatever stages are left, each on its own (the anchor's reduction and the epilogue
 // reading it), a step that does not apply being skipped.
+//
+// When a tuned kernel computes the anchor (executor.h), the group's kernel is what is left:
+// it reads the anchor's product (AnchorProduct) instead of computing it.
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "compiler/graph/fusion.h"
 #include "compiler/graph/graph.h"
@@ -20,8 +26,26 @@
 
 namespace temper::graph {
 
-// The kernel's args: the external inputs, then the outputs (see the file comment); run it
-// with run_node. UserError for an op without a compute (the node is named).
+// A kernel scheduled but not built: build() it, alone or with others into one module.
+struct ScheduledKernel {
+  // The arrays passed, in parameter order: value ids, or the id the caller gave an
+  // AnchorProduct (which is no graph value).
+  std::vector<int> args;
+  int num_inputs = 0;  // the args read; the rest are written
+  PrimFunc func;
+};
+
+// The anchor's result, computed by another kernel into the array `id`: the anchor node's
+// output itself (is_output), or the product its GraphOp::epilogue turns into the output.
+struct AnchorProduct {
+  int id = -1;
+  bool is_output = false;
+};
+
+// UserError for an op without a compute (the node is named). The function is named name.
+ScheduledKernel schedule_group(const Graph& graph, const FusedGroup& group, const Target& target,
+                               const std::string& name, const AnchorProduct* product = nullptr);
+// schedule_group built on its own; run it with run_node.
 NodeKernel compile_group(const Graph& graph, const FusedGroup& group, const Target& target);
 
 }  // namespace temper::graph

@@ -49,6 +49,13 @@ struct GraphOp {
   // for Shape even when its input is not a constant. Constant's compute throws: it is
   // always evaluated, never compiled.
   std::function<std::vector<NDArray>(const Graph& graph, const Node& node)> evaluate = nullptr;
+  // Only for OutFusable ops: the node's output from its product -- the bare convolution or
+  // A B, shaped as the output, which a tuned kernel computes on its own -- and the node's
+  // inputs (Conv's bias, Gemm's beta C). compute is this applied to the op's own product.
+  // Empty: the product is the output (MatMul).
+  std::function<te::Tensor(const Graph& graph, const Node& node, const std::vector<te::Tensor>& inputs,
+                           const te::Tensor& product)>
+      epilogue = nullptr;
 };
 
 const GraphOp* find_graph_op(const std::string& op);

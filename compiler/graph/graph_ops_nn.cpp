@@ -161,6 +161,16 @@ std::vector<TensorType> infer_conv(const Graph& graph, const Node& node) {
   return {{c.output, c.x.dtype}};
 }
 
+// The bias, added per output channel.
+te::Tensor conv_epilogue(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in,
+                         const te::Tensor& product) {
+  if (!has_input(node, 2)) return product;
+  const te::Tensor& b = in[2];
+  return te::compute(
+      shape_exprs(graph.value(node.outputs[0]).type.shape),
+      [&](const std::vector<Var>& i) { return product({i.begin(), i.end()}) + b(i[1]); }, output_name(graph, node, 0));
+}
+
 // A 1-D convolution runs as a 2-D one over [N, C, 1, L].
 std::vector<te::Tensor> compute_conv(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
   ConvShapes c = conv_shapes(graph, node);
@@ -185,16 +195,7 @@ std::vector<te::Tensor> compute_conv(const Graph& graph, const Node& node, const
   bool conv_is_last = !one_d && !has_bias;
   te::Tensor y = ops::conv2d(x, w, window, c.group, ops::Layout::NCHW, conv_is_last ? name : name + "_conv");
   if (one_d) y = ops::reshape(y, c.output, has_bias ? name + "_conv1d" : name);
-  if (has_bias) {
-    const te::Tensor& b = in[2];
-    y = te::compute(
-        shape_exprs(c.output),
-        [&](const std::vector<Var>& i) {
-          return y({i.begin(), i.end()}) + b(i[1]);
-        },
-        name);
-  }
-  return {y};
+  return {conv_epilogue(graph, node, in, y)};
 }
 
 // ---------------------------------------------------------------- Gemm and MatMul
@@ -247,19 +248,22 @@ std::vector<TensorType> infer_gemm(const Graph& graph, const Node& node) {
   return {{{g.m, g.n}, g.a.dtype}};
 }
 
-// Y = alpha * A' B' + beta * C.
-std::vector<te::Tensor> compute_gemm(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
-  GemmShapes g = gemm_shapes(graph, node);
-  std::string name = output_name(graph, node, 0);
+// Whether Y = alpha * A' B' + beta * C differs from A' B'.
+bool gemm_has_epilogue(const Node& node) {
+  bool has_c = has_input(node, 2) && node.attrs.get_float_or("beta", 1.0) != 0.0;
+  return has_c || node.attrs.get_float_or("alpha", 1.0) != 1.0;
+}
+
+// alpha * product + beta * C.
+te::Tensor gemm_epilogue(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in,
+                         const te::Tensor& product) {
+  if (!gemm_has_epilogue(node)) return product;
   double alpha = node.attrs.get_float_or("alpha", 1.0);
   double beta = node.attrs.get_float_or("beta", 1.0);
   bool has_c = has_input(node, 2) && beta != 0.0;
-  bool has_epilogue = has_c || alpha != 1.0;
-  te::Tensor product = ops::matmul(in[0], in[1], g.trans_a, g.trans_b, has_epilogue ? name + "_matmul" : name);
-  if (!has_epilogue) return {product};
-  DataType t = g.a.dtype;
-  return {te::compute(
-      shape_exprs({g.m, g.n}),
+  DataType t = product.dtype();
+  return te::compute(
+      shape_exprs(graph.value(node.outputs[0]).type.shape),
       [&](const std::vector<Var>& i) {
         Expr y = product(i[0], i[1]);
         if (alpha != 1.0) y = make_const(t, alpha) * y;
@@ -267,7 +271,15 @@ std::vector<te::Tensor> compute_gemm(const Graph& graph, const Node& node, const
         Expr c = broadcast_load(in[2], i);
         return y + (beta != 1.0 ? make_const(t, beta) * c : c);
       },
-      name)};
+      output_name(graph, node, 0));
+}
+
+std::vector<te::Tensor> compute_gemm(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
+  GemmShapes g = gemm_shapes(graph, node);
+  std::string name = output_name(graph, node, 0);
+  te::Tensor product =
+      ops::matmul(in[0], in[1], g.trans_a, g.trans_b, gemm_has_epilogue(node) ? name + "_matmul" : name);
+  return {gemm_epilogue(graph, node, in, product)};
 }
 
 // numpy's matmul: a 1-D A is a row [1, K] and a 1-D B a column [K, 1], the added
@@ -658,8 +670,8 @@ std::vector<te::Tensor> compute_reduce_mean(const Graph& graph, const Node& node
 
 std::vector<GraphOp> nn_graph_ops() {
   return {
-      {"Conv", OpPattern::OutFusable, infer_conv, compute_conv},
-      {"Gemm", OpPattern::OutFusable, infer_gemm, compute_gemm},
+      {"Conv", OpPattern::OutFusable, infer_conv, compute_conv, nullptr, conv_epilogue},
+      {"Gemm", OpPattern::OutFusable, infer_gemm, compute_gemm, nullptr, gemm_epilogue},
       {"MatMul", OpPattern::OutFusable, infer_matmul, compute_matmul},
       {"MaxPool", OpPattern::Reduction, infer_pool, compute_pool},
       {"AveragePool", OpPattern::Reduction, infer_pool, compute_pool},

@@ -3,24 +3,13 @@
 #include <algorithm>
 #include <cctype>
 
-#include "compiler/codegen/build.h"
-#include "compiler/graph/graph_ops.h"
+#include "compiler/graph/fused_kernel.h"
 #include "compiler/ir/functor.h"
 #include "compiler/ops/cpu_schedules.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/te/te.h"
 
 namespace temper::graph {
-namespace {
-
-std::vector<Expr> shape_exprs(const std::vector<int64_t>& shape) {
-  std::vector<Expr> exprs;
-  for (int64_t d : shape) exprs.push_back(Expr(d));
-  return exprs;
-}
-
-}  // namespace
-
 namespace detail {
 
 std::string sanitize(const std::string& name) {
@@ -85,8 +74,8 @@ void inline_elementwise_intermediates(Schedule& s) {
   }
 }
 
-PackedFunc compile_function(const std::vector<te::Tensor>& params, size_t num_inputs, const std::string& name,
-                            const Target& target) {
+PrimFunc schedule_function(const std::vector<te::Tensor>& params, size_t num_inputs, const std::string& name,
+                           const Target& target) {
   ops::OpInstance instance;
   instance.name = name;
   instance.inputs.assign(params.begin(), params.begin() + static_cast<std::ptrdiff_t>(num_inputs));
@@ -94,54 +83,13 @@ PackedFunc compile_function(const std::vector<te::Tensor>& params, size_t num_in
   Schedule inlined(te::create_prim_func(params, name));
   inline_elementwise_intermediates(inlined);
   instance.func = inlined.func();
-  Schedule scheduled = ops::schedule_cpu_default(instance, target);
-  BuildResult built = build({scheduled.func()}, target);
-  return built.module->get_function(name);
+  return ops::schedule_cpu_default(instance, target).func();
 }
 
 }  // namespace detail
 
-NodeKernel compile_node(const Graph& graph, int node_index, const Target& target) {
-  const Node& node = graph.nodes().at(node_index);
-  const GraphOp* op = find_graph_op(node.op);
-  if (!op) throw UserError(str(node.op, " node '", node.name, "': op ", node.op, " is not supported"));
-
-  NodeKernel kernel;
-  std::vector<te::Tensor> inputs;  // one per node input, undefined for omitted ones
-  std::vector<te::Tensor> params;  // the present inputs, then the outputs
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    ValueId v = node.inputs[i];
-    if (v == kNoValue) {
-      inputs.emplace_back();
-      continue;
-    }
-    const Value& value = graph.value(v);
-    if (!value.type.known()) {
-      throw UserError(str(node.op, " node '", node.name, "' reads '", value.name,
-                          "', whose type is not known: run infer_types before compiling"));
-    }
-    te::Tensor t = te::placeholder(shape_exprs(value.type.shape), value.type.dtype,
-                                   str("in", i, "_", detail::sanitize(value.name)));
-    inputs.push_back(t);
-    params.push_back(t);
-    kernel.args.push_back(v);
-  }
-  std::vector<te::Tensor> outputs = op->compute(graph, node, inputs);
-  TEMPER_CHECK(outputs.size() == node.outputs.size(), "node ", node.name, " (", node.op, ") computes ", outputs.size(),
-               " outputs for ", node.outputs.size(), " output values");
-  for (size_t o = 0; o < outputs.size(); ++o) {
-    te::Tensor t = outputs[o];
-    detail::check_output_type(node, static_cast<int>(o), t, graph.value(node.outputs[o]).type);
-    bool taken = std::any_of(params.begin(), params.end(), [&](const te::Tensor& p) { return p.op() == t.op(); });
-    if (taken) t = detail::copy_of(t, str("out", o, "_", detail::sanitize(graph.value(node.outputs[o]).name)));
-    params.push_back(t);
-    kernel.args.push_back(node.outputs[o]);
-  }
-
-  // The node index keeps names unique where sanitising made two node names alike.
-  std::string name = str("n", node_index, "_", detail::sanitize(node.name));
-  kernel.function = detail::compile_function(params, params.size() - outputs.size(), name, target);
-  return kernel;
+NodeKernel compile_node(const Graph& graph, int node, const Target& target) {
+  return compile_group(graph, FusedGroup{{node}, node}, target);
 }
 
 void run_node(const NodeKernel& kernel, const std::vector<NDArray*>& args) {

@@ -20,6 +20,7 @@ struct NodeKernel {
   PackedFunc function;        // keeps its compiled code alive
 };
 
+// The node as a group of its own (fused_kernel.h): its present inputs, then its outputs.
 NodeKernel compile_node(const Graph& graph, int node, const Target& target);
 // Runs the kernel on arrays for its args, in args' order.
 void run_node(const NodeKernel& kernel, const std::vector<NDArray*>& args);
@@ -40,9 +41,9 @@ void check_output_type(const Node& node, int index, const te::Tensor& t, const T
 // since inlining would recompute it for every reduction step.
 void inline_elementwise_intermediates(Schedule& s);
 // The function over params (the first num_inputs read, the rest written) named name:
-// intermediates inlined as above, the CPU default schedule, built for target.
-PackedFunc compile_function(const std::vector<te::Tensor>& params, size_t num_inputs, const std::string& name,
-                            const Target& target);
+// intermediates inlined as above, then the CPU default schedule for target.
+PrimFunc schedule_function(const std::vector<te::Tensor>& params, size_t num_inputs, const std::string& name,
+                           const Target& target);
 
 }  // namespace detail
 

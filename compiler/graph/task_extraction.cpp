@@ -5,8 +5,7 @@
 #include <optional>
 
 #include "compiler/graph/graph_ops_common.h"
-#include "compiler/graph/pass_fold_batch_norm.h"
-#include "compiler/graph/pass_remove_identity.h"
+#include "compiler/graph/optimize.h"
 #include "compiler/ir/error.h"
 #include "schedule_space/template.h"
 
@@ -17,9 +16,9 @@ using detail::has_input;
 using detail::ints_attr;
 using Params = std::vector<std::pair<std::string, std::string>>;
 
-// The workload of a node, or nullopt with why_not set.
+// A node's task, or nullopt with why_not set.
 struct Mapping {
-  std::optional<ops::Workload> workload;
+  std::optional<NodeTask> task;
   std::string why_not;
 };
 
@@ -27,8 +26,18 @@ Mapping refuse(std::string why) {
   return Mapping{std::nullopt, std::move(why)};
 }
 
+Mapping product_of(ops::Workload workload, std::vector<int> inputs) {
+  return Mapping{NodeTask{std::move(workload), std::move(inputs), false}, ""};
+}
+
 std::string pair_text(int64_t a, int64_t b) {
   return str(a, "x", b);
+}
+
+int64_t product(const std::vector<int64_t>& extents) {
+  int64_t p = 1;
+  for (int64_t e : extents) p *= e;
+  return p;
 }
 
 Mapping map_conv(const Graph& graph, const Node& node) {
@@ -68,17 +77,17 @@ Mapping map_conv(const Graph& graph, const Node& node) {
                    {"dilation", pair_text(dilations[0], dilations[1])}};
   if (groups == 1) {
     common.push_back({"K", str(k)});
-    return Mapping{ops::Workload::make("conv2d", common), ""};
+    return product_of(ops::Workload::make("conv2d", common), {0, 1});
   }
   if (groups == c && k % c == 0) {
     common.push_back({"multiplier", str(k / c)});
-    return Mapping{ops::Workload::make("depthwise_conv2d", common), ""};
+    return product_of(ops::Workload::make("depthwise_conv2d", common), {0, 1});
   }
   // Grouped convolutions other than depthwise: the workload says so and Task::create
   // decides whether a template serves them.
   common.push_back({"K", str(k)});
   common.push_back({"groups", str(groups)});
-  return Mapping{ops::Workload::make("conv2d", common), ""};
+  return product_of(ops::Workload::make("conv2d", common), {0, 1});
 }
 
 Mapping map_gemm(const Graph& graph, const Node& node) {
@@ -91,7 +100,7 @@ Mapping map_gemm(const Graph& graph, const Node& node) {
   bool trans_b = node.attrs.get_int_or("transB", 0) != 0;
   int64_t m = a.shape[0], k = a.shape[1], n = trans_b ? b.shape[0] : b.shape[1];
   Params params = {{"M", str(m)}, {"N", str(n)}, {"K", str(k)}};
-  if (!trans_b) return Mapping{ops::Workload::make("matmul", params), ""};
+  if (!trans_b) return product_of(ops::Workload::make("matmul", params), {0, 1});
   // dense adds a bias[N]; any other C is added by the kernel's epilogue.
   bool bias = false;
   if (has_input(node, 2) && node.attrs.get_float_or("beta", 1.0) == 1.0) {
@@ -99,26 +108,50 @@ Mapping map_gemm(const Graph& graph, const Node& node) {
     bias = c == std::vector<int64_t>{n} || c == std::vector<int64_t>{1, n};
   }
   params.push_back({"bias", bias ? "1" : "0"});
-  return Mapping{ops::Workload::make("dense", params), ""};
+  if (!bias) return product_of(ops::Workload::make("dense", params), {0, 1});
+  return Mapping{NodeTask{ops::Workload::make("dense", params), {0, 1, 2}, true}, ""};
 }
 
 Mapping map_matmul(const Graph& graph, const Node& node) {
   const TensorType& a = graph.value(node.inputs[0]).type;
   const TensorType& b = graph.value(node.inputs[1]).type;
-  if (a.shape.size() != 2 || b.shape.size() != 2) {
-    return refuse(str("inputs ", a.to_string(), " and ", b.to_string(), ": only 2-D MatMuls are tuned"));
-  }
   if (a.dtype != DataType::float32()) return refuse(str("input ", a.to_string(), ": only float32 is tuned"));
-  return Mapping{
-      ops::Workload::make("matmul", {{"M", str(a.shape[0])}, {"N", str(b.shape[1])}, {"K", str(a.shape[1])}}), ""};
+  if (a.shape.size() < 2 || b.shape.size() < 2) {
+    return refuse(str("inputs ", a.to_string(), " and ", b.to_string(), ": a 1-D operand is not tuned"));
+  }
+  int64_t m = a.shape[a.shape.size() - 2], k = a.shape.back(), n = b.shape.back();
+  std::vector<int64_t> batch_a(a.shape.begin(), a.shape.end() - 2);
+  std::vector<int64_t> batch_b(b.shape.begin(), b.shape.end() - 2);
+  if (batch_b.empty()) {
+    Params params = {{"M", str(product(batch_a) * m)}, {"N", str(n)}, {"K", str(k)}};
+    return product_of(ops::Workload::make("matmul", params), {0, 1});
+  }
+  if (batch_a != batch_b) {
+    return refuse(str("inputs ", a.to_string(), " and ", b.to_string(),
+                      ": batch extents that broadcast are not tuned (only equal ones, or a 2-D B)"));
+  }
+  Params params = {{"B", str(product(batch_a))}, {"M", str(m)}, {"N", str(n)}, {"K", str(k)}};
+  return product_of(ops::Workload::make("batch_matmul", params), {0, 1});
+}
+
+Mapping map_node(const Graph& graph, const Node& node) {
+  if (node.op == "Conv") return map_conv(graph, node);
+  if (node.op == "Gemm") return map_gemm(graph, node);
+  if (node.op == "MatMul") return map_matmul(graph, node);
+  return Mapping{};
 }
 
 }  // namespace
 
+std::optional<NodeTask> node_task(const Graph& graph, const Node& node, std::string* why_not) {
+  Mapping m = map_node(graph, node);
+  if (!m.task && why_not) *why_not = m.why_not;
+  return m.task;
+}
+
 std::vector<ExtractedTask> extract_tasks(const Graph& graph, const Target& target, std::vector<std::string>* skipped) {
   Graph g = graph;
-  remove_identity(g);
-  fold_batch_norm(g);
+  optimize_graph(g);
 
   std::vector<ExtractedTask> tasks;
   std::map<std::string, size_t> index;         // workload string -> position in tasks
@@ -127,26 +160,18 @@ std::vector<ExtractedTask> extract_tasks(const Graph& graph, const Target& targe
     if (skipped) skipped->push_back(str("node '", node.name, "' (", node.op, "): ", why));
   };
   for (const Node& node : g.nodes()) {
-    Mapping m;
-    if (node.op == "Conv") {
-      m = map_conv(g, node);
-    } else if (node.op == "Gemm") {
-      m = map_gemm(g, node);
-    } else if (node.op == "MatMul") {
-      m = map_matmul(g, node);
-    } else {
+    std::string why_not;
+    std::optional<NodeTask> m = node_task(g, node, &why_not);
+    if (!m) {
+      if (!why_not.empty()) skip(node, why_not);
       continue;
     }
-    if (!m.workload) {
-      skip(node, m.why_not);
-      continue;
-    }
-    std::string key = m.workload->to_string();
+    std::string key = m->workload.to_string();
     if (!index.count(key) && !refused.count(key)) {
       try {
-        schedule_space::Task::create(*m.workload, target);
+        schedule_space::Task::create(m->workload, target);
         index[key] = tasks.size();
-        tasks.push_back(ExtractedTask{*m.workload, 0, {}});
+        tasks.push_back(ExtractedTask{m->workload, 0, {}});
       } catch (const UserError& e) {
         refused[key] = e.what();
       }

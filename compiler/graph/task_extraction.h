@@ -12,14 +12,18 @@
 //   Gemm (transA=0, alpha=1)        transB=1: dense:M,N,K (weight [N,K]), bias=1 when C is
 //                                   a per-column vector [N] or [1,N] and beta=1;
 //                                   transB=0: matmul:M,N,K (C, if any, is an epilogue).
-//   MatMul (both inputs 2-D)        matmul:M,N,K
+//   MatMul, B 2-D                   matmul:M,N,K, A's leading extents folded into M (a
+//                                   [1, 128, 768] x [768, 3072] projection is M=128)
+//   MatMul, same batch extents      batch_matmul:B,M,N,K over the product of the batch
+//                                   extents (attention's [1, 12, 128, 64] x [1, 12, 64, 128])
 //
 // Identical workloads merge into one task with a count and the nodes' names. A node of
 // these ops that no workload or template can express (a 3-D Conv, a Gemm with transA, a
-// batched MatMul) is left out with one line saying why; every other op (elementwise,
-// reshapes, pooling, ...) is not a tuning task and is left out silently.
+// MatMul whose batch extents broadcast) is left out with one line saying why; every other
+// op (elementwise, reshapes, pooling, ...) is not a tuning task and is left out silently.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +32,21 @@
 #include "compiler/target/target.h"
 
 namespace temper::graph {
+
+// How one node runs as its task's kernel: the kernel (the workload's op, scheduled from the
+// log) reads the node inputs `inputs` and writes either the node's output or, for a node
+// whose op adds an epilogue (Conv's bias, Gemm's beta C; GraphOp::epilogue), the product
+// it is applied to. The workload's arrays are the node's with the same elements in the
+// same order (a [1, 128, 768] input is the matmul's [128, 768] A).
+struct NodeTask {
+  ops::Workload workload;
+  std::vector<int> inputs;  // indices into node.inputs, in the kernel's parameter order
+  bool writes_output = false;
+};
+
+// The task of node, or nullopt with why_not (when not null) set: for ops no workload
+// serves (not Conv, Gemm or MatMul) why_not is left empty. Does not ask the templates.
+std::optional<NodeTask> node_task(const Graph& graph, const Node& node, std::string* why_not = nullptr);
 
 struct ExtractedTask {
   ops::Workload workload;

@@ -2,7 +2,8 @@
 # `temper tune MODEL.onnx`: the CNN of make_test_models.py has three tasks (two convs, the
 # classifier's dense); --trials 16 is shared round-robin in batches of 4, the task table
 # and summary are printed, and the log holds records of every task. A second run resumes:
-# the log's trials count towards the budget, so it measures nothing. A model without a
+# the log's trials count towards the budget, so it measures nothing. The encoder's
+# projections and attention products are matmul and batch_matmul tasks. A model without a
 # tunable node is refused.
 # Usage: cli_tune_onnx.sh TEMPER
 set -u
@@ -46,8 +47,22 @@ run tune cnn.onnx --db cnn.db --trials 16 --tuner random --seed 1 "${fast[@]}"
 expect "^stopped +trial budget reached after 16 trials in "
 [[ $(count cnn.db "select count(*) from records") -eq 16 ]] || fail "the resumed run measured again"
 
+echo "== the encoder: projections (matmul, M = batch x sequence) and attention (batch_matmul over the heads)"
+run tune encoder.onnx --db enc.db --trials 16 --tuner random --seed 1 "${fast[@]}"
+expect "^model +encoder.onnx: [0-9]+ nodes, 4 tasks$"
+expect "^ +0 +4 +[0-9]+ +matmul:M=16,N=64,K=64,"
+expect "^ +1 +2 +[0-9]+ +batch_matmul:B=4,M=16,N=16,K=16,"
+
 echo "== refused"
-must_fail "encoder.onnx has no node that a tuning template serves" tune encoder.onnx --db enc.db --trials 4
+/usr/bin/python3 -c '
+import onnx
+from onnx import TensorProto, helper
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "relu", [x], [y])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), "relu.onnx")' ||
+  fail "could not write relu.onnx"
+must_fail "relu.onnx has no node that a tuning template serves" tune relu.onnx --db relu.db --trials 4
 must_fail "--early-stopping applies to one workload" tune cnn.onnx --db cnn.db --early-stopping 5
 must_fail "--dim sizes a model's dynamic dimensions" tune matmul:M=4,N=4,K=4 --db cnn.db --dim batch=2
 echo "PASS"

@@ -263,16 +263,16 @@ Result run_data_set(const ConformanceCase& c) {
   GraphExecutor executor(graph, Target::parse("llvm -mcpu=native"));
 
   // By name where the tensors are named (skipping inputs bound as constants), else by position.
-  const std::vector<ValueId>& graph_inputs = executor.graph().inputs();
+  const std::vector<ValueId>& graph_inputs = graph.inputs();
   bool named = std::all_of(inputs.begin(), inputs.end(), [](const TestTensor& t) { return !t.name.empty(); });
   std::map<std::string, NDArray> feed;
   if (named) {
     for (const TestTensor& t : inputs) {
-      ValueId v = executor.graph().find(t.name);
-      if (v == kNoValue || !executor.graph().value(v).constant) feed[t.name] = t.data;
+      ValueId v = graph.find(t.name);
+      if (v == kNoValue || !graph.value(v).constant) feed[t.name] = t.data;
     }
   } else if (inputs.size() == graph_inputs.size()) {
-    for (size_t i = 0; i < inputs.size(); ++i) feed[executor.graph().value(graph_inputs[i]).name] = inputs[i].data;
+    for (size_t i = 0; i < inputs.size(); ++i) feed[graph.value(graph_inputs[i]).name] = inputs[i].data;
   } else {
     return {Outcome::Fail,
             str("the graph has ", graph_inputs.size(), " inputs after import, the test gives ", inputs.size())};
@@ -285,7 +285,7 @@ Result run_data_set(const ConformanceCase& c) {
     std::string diff = mismatch(outputs[o], expected[o].data);
     if (!diff.empty()) {
       return {Outcome::Fail,
-              str("output ", o, " (", executor.graph().value(executor.graph().outputs()[o]).name, "): ", diff)};
+              str("output ", o, " (", graph.value(graph.outputs()[o]).name, "): ", diff)};
     }
   }
   return {Outcome::Pass, ""};

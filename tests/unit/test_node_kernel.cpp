@@ -7,6 +7,7 @@
 
 #include "compiler/graph/constant_folding.h"
 #include "compiler/graph/executor.h"
+#include "compiler/graph/node_kernel.h"
 #include "compiler/graph/shape_inference.h"
 #include "compiler/ir/error.h"
 

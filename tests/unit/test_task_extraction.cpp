@@ -1,9 +1,13 @@
 // Task extraction on graphs built by hand: identical convolutions merge with a count, a
 // Gemm becomes a dense task, batch-norm folding leaves the conv's workload as it was and
-// the BN out, and nodes (a 1-D conv, a Gemm with transA, a batched MatMul) no template serves are skipped with a
-// reason.
+// the BN out, batched MatMuls become matmul or batch_matmul tasks, and nodes no template
+// serves (a 1-D conv, a Gemm with transA, a MatMul whose batch broadcasts) are skipped
+// with a reason.
 #include <gtest/gtest.h>
 
+#include <map>
+
+#include "compiler/graph/executor.h"
 #include "compiler/graph/shape_inference.h"
 #include "compiler/graph/task_extraction.h"
 
@@ -117,7 +121,7 @@ TEST(ExtractTasks, UnsupportedNodesAreSkippedWithAReason) {
   trans_a.set("transA", int64_t{1});
   g.add_node("gemm_t", "Gemm", trans_a, {a, g.add_constant("b", NDArray::random({6, 5}, f32, 2))}, {"g"});
   ValueId p = g.add_input("p", TensorType{{2, 3, 4}, f32});
-  g.add_node("batched", "MatMul", {}, {p, g.add_constant("q", NDArray::random({2, 4, 5}, f32, 3))}, {"m"});
+  g.add_node("broadcast", "MatMul", {}, {p, g.add_constant("q", NDArray::random({1, 4, 5}, f32, 3))}, {"m"});
   g.add_node("mm", "MatMul", {}, {a, g.add_constant("r", NDArray::random({4, 7}, f32, 4))}, {"n"});
   for (const char* out : {"c", "g", "m", "n"}) g.mark_output(g.find(out));
   infer_types(g);
@@ -129,9 +133,41 @@ TEST(ExtractTasks, UnsupportedNodesAreSkippedWithAReason) {
   EXPECT_NE(skipped[0].find("node 'conv1d' (Conv): input float32[1,2,8]: "), std::string::npos) << skipped[0];
   EXPECT_NE(skipped[0].find("only 2-D convolutions"), std::string::npos) << skipped[0];
   EXPECT_NE(skipped[1].find("node 'gemm_t' (Gemm): transA=1"), std::string::npos) << skipped[1];
-  EXPECT_NE(skipped[2].find("node 'batched' (MatMul)"), std::string::npos) << skipped[2];
-  EXPECT_NE(skipped[2].find("only 2-D MatMuls"), std::string::npos) << skipped[2];
+  EXPECT_NE(skipped[2].find("node 'broadcast' (MatMul)"), std::string::npos) << skipped[2];
+  EXPECT_NE(skipped[2].find("batch extents that broadcast"), std::string::npos) << skipped[2];
 }
+
+// Batched MatMuls: activations times a 2-D weight fold their leading extents into M;
+// equal batch extents (attention) make one batch_matmul over their product.
+TEST(ExtractTasks, BatchedMatMulsAreMatmulOrBatchMatmul) {
+  Graph g;
+  ValueId x = g.add_input("x", TensorType{{1, 16, 32}, f32});
+  g.add_node("proj", "MatMul", {}, {x, g.add_constant("w", NDArray::random({32, 48}, f32, 1))}, {"p"});
+  ValueId q = g.add_input("q", TensorType{{1, 4, 16, 8}, f32});
+  ValueId k = g.add_input("k", TensorType{{1, 4, 8, 16}, f32});
+  g.add_node("scores", "MatMul", {}, {q, k}, {"s"});
+  for (const char* out : {"p", "s"}) g.mark_output(g.find(out));
+  infer_types(g);
+  std::vector<ExtractedTask> tasks = extract_tasks(g, Target::parse("llvm"));
+  ASSERT_EQ(tasks.size(), 2u);
+  EXPECT_EQ(tasks[0].workload.to_string(), "matmul:M=16,N=48,K=32,transpose_a=0,transpose_b=0,dtype=float32");
+  EXPECT_EQ(tasks[1].workload.to_string(),
+            "batch_matmul:B=4,M=16,N=16,K=8,transpose_a=0,transpose_b=0,dtype=float32");
+  // Run through their tasks' kernels, they give what the unfused graph gives.
+  std::map<std::string, NDArray> inputs = {{"x", NDArray::random({1, 16, 32}, f32, 2)},
+                                           {"q", NDArray::random({1, 4, 16, 8}, f32, 3)},
+                                           {"k", NDArray::random({1, 4, 8, 16}, f32, 4)}};
+  Target target = Target::parse("llvm");
+  GraphExecutor tuned(g, target);
+  EXPECT_EQ(tuned.plan().tasks, 2);
+  std::vector<NDArray> expected = GraphExecutor(g, target, ExecutorOptions{.fuse = false}).run(inputs);
+  std::vector<NDArray> actual = tuned.run(inputs);
+  for (size_t o = 0; o < 2; ++o) {
+    Comparison c = compare(actual[o], expected[o], 1e-5, 1e-5);
+    EXPECT_TRUE(c.ok()) << "output " << o << ": " << c.message;
+  }
+}
+
 
 TEST(ExtractTasks, AWorkloadNoTemplateServesIsSkipped) {
   // A grouped (not depthwise) convolution: the conv2d template serves groups=1 only.

@@ -1,0 +1,174 @@
+// save_execution_plan / load_execution_plan: the files execution_plan.h describes.
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/graph/execution_plan.h"
+#include "compiler/ir/error.h"
+#include "compiler/runtime/file_io.h"
+
+namespace temper::graph {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kFormat = "temper-execution-plan";
+constexpr int kVersion = 1;
+constexpr int64_t kAlignment = 64;
+
+const char* kind_name(PlannedArray::Kind kind) {
+  switch (kind) {
+    case PlannedArray::Kind::Input: return "input";
+    case PlannedArray::Kind::Constant: return "constant";
+    case PlannedArray::Kind::Output: return "output";
+    case PlannedArray::Kind::Intermediate: return "intermediate";
+  }
+  return "?";
+}
+
+PlannedArray::Kind parse_kind(const std::string& name) {
+  for (auto kind : {PlannedArray::Kind::Input, PlannedArray::Kind::Constant, PlannedArray::Kind::Output,
+                    PlannedArray::Kind::Intermediate}) {
+    if (name == kind_name(kind)) return kind;
+  }
+  throw json::other_error::create(501, str("unknown array kind '", name, "'"), nullptr);
+}
+
+uint64_t fnv1a(const std::string& bytes) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string rebuild_hint() {
+  return "rebuild the model with `temper build`";
+}
+
+}  // namespace
+
+void save_execution_plan(const ExecutionPlan& plan, const std::string& plan_path, const std::string& weights_path) {
+  std::string weights;
+  json arrays = json::array();
+  for (const PlannedArray& a : plan.arrays) {
+    json entry = {{"name", a.name},
+                  {"shape", a.type.shape},
+                  {"dtype", a.type.dtype.to_string()},
+                  {"kind", kind_name(a.kind)}};
+    if (a.kind == PlannedArray::Kind::Intermediate) entry["storage"] = a.storage;
+    if (a.kind == PlannedArray::Kind::Constant) {
+      weights.resize((weights.size() + kAlignment - 1) / kAlignment * kAlignment, '\0');
+      entry["offset"] = weights.size();
+      weights.append(static_cast<const char*>(a.data.data()), static_cast<size_t>(a.data.nbytes()));
+    }
+    arrays.push_back(std::move(entry));
+  }
+  json calls = json::array();
+  for (const KernelCall& c : plan.calls) {
+    calls.push_back({{"function", c.function}, {"args", c.args}, {"num_inputs", c.num_inputs}, {"shapes", c.shapes}});
+  }
+  json file = {{"format", kFormat},
+               {"version", kVersion},
+               {"graph", plan.graph_name},
+               {"target", plan.target},
+               {"tasks", plan.tasks},
+               {"arrays", std::move(arrays)},
+               {"inputs", plan.inputs},
+               {"outputs", plan.outputs},
+               {"calls", std::move(calls)},
+               {"storage_bytes", plan.storage_bytes},
+               {"weights", {{"bytes", weights.size()}, {"fnv1a", fnv1a(weights)}}}};
+  write_file_atomically(weights_path, weights, "model weights");
+  write_file_atomically(plan_path, file.dump(1) + "\n", "model plan");
+}
+
+ExecutionPlan load_execution_plan(const std::string& plan_path, const std::string& weights_path) {
+  std::string text = read_file(plan_path, "model plan");
+  json file;
+  try {
+    file = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw UserError(str("model plan '", plan_path, "' is not valid JSON (truncated or damaged?): ", e.what(), "; ",
+                        rebuild_hint()));
+  }
+  if (!file.is_object() || file.value("format", "") != kFormat) {
+    throw UserError(str("'", plan_path, "' is not a Temper model plan (no \"format\": \"", kFormat, "\")"));
+  }
+  if (file.value("version", -1) != kVersion) {
+    throw UserError(str("model plan '", plan_path, "' has version ", file.value("version", -1), "; this Temper reads version ",
+                        kVersion, ": ", rebuild_hint()));
+  }
+  std::string weights = read_file(weights_path, "model weights");
+  ExecutionPlan plan;
+  try {
+    const json& w = file.at("weights");
+    if (w.at("bytes").get<uint64_t>() != weights.size() || w.at("fnv1a").get<uint64_t>() != fnv1a(weights)) {
+      throw UserError(str("model weights '", weights_path, "' do not match the plan '", plan_path, "' (",
+                          weights.size(), " bytes, the plan expects ", w.at("bytes").get<uint64_t>(),
+                          "; truncated, damaged or from another build): ", rebuild_hint()));
+    }
+    plan.graph_name = file.at("graph").get<std::string>();
+    plan.target = file.at("target").get<std::string>();
+    plan.tasks = file.at("tasks").get<int>();
+    for (const json& entry : file.at("arrays")) {
+      PlannedArray a;
+      a.name = entry.at("name").get<std::string>();
+      a.type = TensorType{entry.at("shape").get<std::vector<int64_t>>(),
+                          DataType::parse(entry.at("dtype").get<std::string>())};
+      a.kind = parse_kind(entry.at("kind").get<std::string>());
+      if (a.kind == PlannedArray::Kind::Intermediate) a.storage = entry.at("storage").get<int>();
+      if (a.kind == PlannedArray::Kind::Constant) {
+        uint64_t offset = entry.at("offset").get<uint64_t>();
+        a.data = NDArray::empty(a.type.shape, a.type.dtype);
+        uint64_t bytes = static_cast<uint64_t>(a.data.nbytes());
+        if (offset > weights.size() || bytes > weights.size() - offset) {
+          throw UserError(str("model plan '", plan_path, "': constant '", a.name, "' lies outside the weights file: ",
+                              rebuild_hint()));
+        }
+        std::memcpy(a.data.data(), weights.data() + offset, bytes);
+      }
+      plan.arrays.push_back(std::move(a));
+    }
+    plan.inputs = file.at("inputs").get<std::vector<int>>();
+    plan.outputs = file.at("outputs").get<std::vector<int>>();
+    for (const json& entry : file.at("calls")) {
+      KernelCall c;
+      c.function = entry.at("function").get<std::string>();
+      c.args = entry.at("args").get<std::vector<int>>();
+      c.num_inputs = entry.at("num_inputs").get<int>();
+      c.shapes = entry.at("shapes").get<std::vector<std::vector<int64_t>>>();
+      plan.calls.push_back(std::move(c));
+    }
+    plan.storage_bytes = file.at("storage_bytes").get<std::vector<int64_t>>();
+  } catch (const json::exception& e) {
+    throw UserError(str("model plan '", plan_path, "' is damaged: ", e.what(), "; ", rebuild_hint()));
+  }
+  // Every index the run follows, checked once here.
+  auto check = [&](bool ok, const std::string& what) {
+    if (!ok) throw UserError(str("model plan '", plan_path, "' is damaged: ", what, "; ", rebuild_hint()));
+  };
+  int num_arrays = static_cast<int>(plan.arrays.size());
+  auto valid = [&](int id) { return id >= 0 && id < num_arrays; };
+  for (int id : plan.inputs) check(valid(id), str("input ", id, " names no array"));
+  for (int id : plan.outputs) check(valid(id), str("output ", id, " names no array"));
+  for (const KernelCall& c : plan.calls) {
+    check(c.args.size() == c.shapes.size() && c.num_inputs >= 0 && c.num_inputs <= static_cast<int>(c.args.size()),
+          str("call of ", c.function, " has mismatched arguments"));
+    for (size_t i = 0; i < c.args.size(); ++i) {
+      check(valid(c.args[i]), str("call of ", c.function, " passes array ", c.args[i], ", which does not exist"));
+      int64_t elements = 1;
+      for (int64_t d : c.shapes[i]) elements *= d;
+      const PlannedArray& a = plan.arrays[c.args[i]];
+      check(elements == a.type.size(), str("call of ", c.function, " views '", a.name, "' with another element count"));
+      check(a.kind != PlannedArray::Kind::Intermediate ||
+                (a.storage >= 0 && a.storage < static_cast<int>(plan.storage_bytes.size()) &&
+                 plan.storage_bytes[a.storage] >= a.type.size() * a.type.dtype.bytes()),
+            str("array '", a.name, "' has no storage block that holds it"));
+    }
+  }
+  return plan;
+}
+
+}  // namespace temper::graph
