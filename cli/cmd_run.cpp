@@ -1,6 +1,7 @@
 // temper run, in two forms: a WORKLOAD (one operator compiled with a schedule, checked
 // against its reference, timed) or an ONNX MODEL (imported, compiled by GraphExecutor with
-// the default schedules, run on .npy or random inputs, outputs printed and saved, timed).
+// the best schedules of a tuning log or the defaults, or a model `temper build` wrote,
+// run on .npy or random inputs, outputs printed and saved, timed).
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <set>
 
 #include "cli/command_line.h"
+#include "cli/model_executor.h"
 #include "cli/commands.h"
 #include "cli/workload_schedule.h"
 #include "compiler/codegen/build.h"
@@ -63,20 +65,36 @@ std::string format_gflops(double flops, double seconds) {
   return buf;
 }
 
-// ---- temper run MODEL.onnx ----
+// ---- temper run MODEL.onnx | MODEL.so ----
 
-// The first argument names a model: a .onnx path, or any existing file (which import
-// then judges), never a workload string.
+// The first argument names a model: a .onnx path, a library `temper build` wrote, or any
+// existing file (which import then judges), never a workload string.
 bool names_model(const std::vector<std::string>& args) {
   if (args.empty() || args[0].starts_with("-")) return false;
   std::error_code ec;
-  return args[0].ends_with(".onnx") || std::filesystem::is_regular_file(args[0], ec);
+  return args[0].ends_with(".onnx") || args[0].ends_with(".so") || std::filesystem::is_regular_file(args[0], ec);
 }
 
-std::string input_names(const graph::Graph& g) {
-  std::vector<std::string> names;
-  for (graph::ValueId v : g.inputs()) names.push_back(g.value(v).name + " " + g.value(v).type.to_string());
-  return names.empty() ? "(none)" : join(names, ", ");
+using ModelInputs = std::vector<std::pair<std::string, graph::TensorType>>;
+
+// Each --input file against the model's inputs, with the file named.
+void check_input_files(const std::map<std::string, NDArray>& inputs,
+                       const std::map<std::string, std::string>& input_files, const ModelInputs& model_inputs,
+                       const std::string& model_path) {
+  for (const auto& [name, array] : inputs) {
+    auto it = std::find_if(model_inputs.begin(), model_inputs.end(), [&](const auto& in) { return in.first == name; });
+    if (it == model_inputs.end()) {
+      std::vector<std::string> names;
+      for (const auto& [n, type] : model_inputs) names.push_back(n + " " + type.to_string());
+      throw UserError(str("--input ", name, "=", input_files.at(name), ": ", model_path, " has no input '", name,
+                          "'; its inputs are: ", names.empty() ? "(none)" : join(names, ", ")));
+    }
+    graph::TensorType given{array.shape(), array.dtype()};
+    if (given != it->second) {
+      throw UserError(str("--input ", name, "=", input_files.at(name), ": input '", name, "' expects ",
+                          it->second.to_string(), ", the file holds ", given.to_string()));
+    }
+  }
 }
 
 // "-0.1234 0.5 ... (10 values); min -1 max 2 mean 0.25": the first values and the range.
@@ -112,25 +130,28 @@ std::string output_file_name(const std::string& name) {
 
 int run_model(const std::vector<std::string>& args) {
   const std::string usage =
-      "usage: temper run MODEL.onnx [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--repeat N] [--output-dir DIR] "
-      "[--target T] [--threads N] [--seed N]";
+      "usage: temper run MODEL.onnx|MODEL.so [--db FILE] [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--repeat N] "
+      "[--output-dir DIR] [--target T] [--threads N] [--seed N]";
   std::vector<std::string> input_flags;
   std::vector<std::string> dim_flags;
+  std::string db;
   std::string target_text;
   std::string output_dir;
   int repeat = 10;
   int threads = 0;
   uint64_t seed = 0;
   po::options_description desc(
-      "temper run MODEL.onnx: import an ONNX model, compile it with the default schedules, run it on "
-      "the given inputs, print its outputs and latency");
+      "temper run MODEL: compile an ONNX model (with the best schedules of a tuning log, or the defaults) or load "
+      "one `temper build` wrote, run it on the given inputs, print its outputs and latency");
   desc.add_options()
+      ("db", po::value(&db), "compile each tunable op with the best record of this tuning log (MODEL.onnx only)")
       ("input", po::value(&input_flags)->composing(), "NAME=FILE.npy: an input's data (repeatable); inputs not given "
        "get random data")
       ("dim", po::value(&dim_flags)->composing(), "NAME=N: the size of the model's dynamic dimension NAME (repeatable)")
       ("repeat", po::value(&repeat)->default_value(10), "timed runs after the first; the median and min are printed")
       ("output-dir", po::value(&output_dir), "write each output as DIR/NAME.npy (DIR is created when missing)")
-      ("target", po::value(&target_text)->default_value("llvm -mcpu=native"), "target string: llvm [-mcpu=...], c")
+      ("target", po::value(&target_text), "target string: llvm [-mcpu=...], c (default llvm -mcpu=native; a built "
+       "model runs on the target it was built for)")
       ("threads", po::value(&threads)->default_value(0), "threads for parallel loops (0: one per core)")
       ("seed", po::value(&seed)->default_value(0), "seed of the random data for inputs not given");
   std::vector<std::string> positionals;
@@ -139,6 +160,15 @@ int run_model(const std::vector<std::string>& args) {
   const std::string& model_path = positionals[0];
   if (repeat < 1) throw UserError(str("--repeat must be at least 1, got ", repeat));
   if (threads < 0) throw UserError(str("--threads must be 0 (all cores) or positive, got ", threads));
+  bool built = model_path.ends_with(".so");
+  if (built) {
+    for (const char* flag : {"db", "dim", "target"}) {
+      if (vm.count(flag)) {
+        throw UserError(str("--", flag, " applies when compiling MODEL.onnx; ", model_path,
+                            " was built already (give the .onnx file, or rebuild with `temper build`)"));
+      }
+    }
+  }
 
   // The .npy files are read before the model so that a bad file fails fast.
   std::map<std::string, NDArray> inputs;
@@ -149,68 +179,69 @@ int run_model(const std::vector<std::string>& args) {
     inputs[name] = read_npy(file);
     input_files[name] = file;
   }
-  graph::ImportOptions options;
-  options.dims = parse_dim_flags(dim_flags);
-
-  graph::Graph g = graph::import_onnx(model_path, options);
-  // Checked here, before compiling, with the file named: the executor would say the same later.
-  for (const auto& [name, array] : inputs) {
-    graph::ValueId v = g.find(name);
-    if (v == graph::kNoValue || std::find(g.inputs().begin(), g.inputs().end(), v) == g.inputs().end()) {
-      throw UserError(str("--input ", name, "=", input_files[name], ": ", model_path, " has no input '", name,
-                          "'; its inputs are: ", input_names(g)));
-    }
-    const graph::TensorType& expected = g.value(v).type;
-    graph::TensorType given{array.shape(), array.dtype()};
-    if (given != expected) {
-      throw UserError(str("--input ", name, "=", input_files[name], ": input '", name, "' expects ",
-                          expected.to_string(), ", the file holds ", given.to_string()));
-    }
-  }
-
-  if (!output_dir.empty()) {
+  if (threads > 0) temper_set_num_threads(threads);
+  auto make_output_dir = [&] {
+    if (output_dir.empty()) return;
     std::error_code ec;
     std::filesystem::create_directories(output_dir, ec);
     if (ec) throw UserError(str("cannot create --output-dir '", output_dir, "': ", ec.message()));
+  };
+
+  auto start = std::chrono::steady_clock::now();
+  std::unique_ptr<graph::GraphExecutor> executor;
+  ModelInputs model_inputs;
+  if (built) {
+    executor = graph::GraphExecutor::load(model_path);
+    const graph::ExecutionPlan& plan = executor->plan();
+    for (int id : plan.inputs) model_inputs.emplace_back(plan.arrays[id].name, plan.arrays[id].type);
+    check_input_files(inputs, input_files, model_inputs, model_path);
+    make_output_dir();
+    print_line("model", str(model_path, ": built for ", plan.target, ", ", plural(executor->num_kernels(), "kernel"),
+                            ", ", plural(static_cast<int64_t>(plan.inputs.size()), "input"), ", ",
+                            plural(static_cast<int64_t>(plan.outputs.size()), "output")));
+  } else {
+    graph::ImportOptions options;
+    options.dims = parse_dim_flags(dim_flags);
+    graph::Graph g = graph::import_onnx(model_path, options);
+    for (graph::ValueId v : g.inputs()) model_inputs.emplace_back(g.value(v).name, g.value(v).type);
+    // Before compiling, so that a bad file fails fast.
+    check_input_files(inputs, input_files, model_inputs, model_path);
+    make_output_dir();
+    print_line("model", str(model_path, ": ", plural(static_cast<int64_t>(g.nodes().size()), "node"), ", ",
+                            plural(static_cast<int64_t>(g.inputs().size()), "input"), ", ",
+                            plural(static_cast<int64_t>(g.outputs().size()), "output"), ", opset ", g.opset));
+    Target target = Target::parse(target_text.empty() ? "llvm -mcpu=native" : target_text);
+    print_line("target", target.to_string() + ", " + std::to_string(temper_get_num_threads()) + " threads");
+    executor = compile_model(g, target, db);
   }
-  Target target = Target::parse(target_text);
-  if (threads > 0) temper_set_num_threads(threads);
-  int outputs_count = static_cast<int>(g.outputs().size());
-  print_line("model", str(model_path, ": ", plural(static_cast<int64_t>(g.nodes().size()), "node"), ", ",
-                          plural(static_cast<int64_t>(g.inputs().size()), "input"), ", ",
-                          plural(outputs_count, "output"), ", opset ", g.opset));
-  print_line("target", target.to_string() + ", " + std::to_string(temper_get_num_threads()) + " threads");
-  for (graph::ValueId v : g.inputs()) {
-    const graph::Value& input = g.value(v);
-    if (inputs.count(input.name)) {
-      print_line("input", str(input.name, " ", input.type.to_string(), " from ", input_files[input.name]));
+  std::chrono::duration<double> load_s = std::chrono::steady_clock::now() - start;
+  print_line(built ? "load" : "compile", format_ms(load_s.count()));
+
+  for (const auto& [name, type] : model_inputs) {
+    if (inputs.count(name)) {
+      print_line("input", str(name, " ", type.to_string(), " from ", input_files[name]));
       continue;
     }
     uint64_t input_seed = seed + inputs.size();
-    inputs[input.name] = NDArray::random(input.type.shape, input.type.dtype, input_seed);
-    print_line("input",
-               str(input.name, " ", input.type.to_string(), ": not given, random data (seed ", input_seed, ")"));
+    inputs[name] = NDArray::random(type.shape, type.dtype, input_seed);
+    print_line("input", str(name, " ", type.to_string(), ": not given, random data (seed ", input_seed, ")"));
   }
 
-  auto start = std::chrono::steady_clock::now();
-  graph::GraphExecutor executor(g, target);
-  std::chrono::duration<double> compile_s = std::chrono::steady_clock::now() - start;
-  print_line("compile", str(format_ms(compile_s.count()), " (default schedules)"));
-
-  std::vector<NDArray> outputs = executor.run(inputs);
+  std::vector<NDArray> outputs = executor->run(inputs);
   std::vector<double> run_s;
   for (int i = 0; i < repeat; ++i) {
     start = std::chrono::steady_clock::now();
-    executor.run(inputs);
+    executor->run(inputs);
     run_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(run_s.begin(), run_s.end());
   print_line("latency", "median " + format_ms(run_s[run_s.size() / 2]) + " (min " + format_ms(run_s.front()) +
                             ") over " + plural(repeat, "run"));
 
+  const graph::ExecutionPlan& plan = executor->plan();
   std::set<std::string> written;
-  for (int i = 0; i < outputs_count; ++i) {
-    const graph::Value& value = g.value(g.outputs()[i]);
+  for (size_t i = 0; i < plan.outputs.size(); ++i) {
+    const graph::PlannedArray& value = plan.arrays[plan.outputs[i]];
     print_line("output", str(value.name, " ", value.type.to_string(), ": ", summarize(outputs[i])));
     if (output_dir.empty()) continue;
     std::string file = (std::filesystem::path(output_dir) / output_file_name(value.name)).string();

@@ -14,5 +14,6 @@ int cmd_ops(const std::vector<std::string>& args);
 int cmd_db(const std::vector<std::string>& args);
 int cmd_tune(const std::vector<std::string>& args);
 int cmd_model(const std::vector<std::string>& args);
+int cmd_build(const std::vector<std::string>& args);
 
 }  // namespace temper::cli

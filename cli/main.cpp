@@ -16,7 +16,8 @@ const char* kUsage =
     "commands:\n"
     "  show WORKLOAD --emit ir|lowered|c|llvm|asm   print the program at a stage of compilation\n"
     "  run WORKLOAD [--db FILE]                     compile (applying the tuning log), check, time\n"
-    "  run MODEL.onnx [--input NAME=FILE.npy]       run an ONNX model: outputs and latency\n"
+    "  run MODEL.onnx|MODEL.so [--db FILE]          run an ONNX model (or a built one): outputs and latency\n"
+    "  build MODEL.onnx --db FILE -o OUT.so         compile a model with the tuning log into a shared library\n"
     "  tune WORKLOAD --db FILE                      search the schedule space, logging every measurement\n"
     "  ops [OP]                                     list the operators and their parameters\n"
     "  db SUBCOMMAND --db FILE                      list, inspect, merge, prune a tuning log\n"
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
     if (command == "db") return temper::cli::cmd_db(args);
     if (command == "tune") return temper::cli::cmd_tune(args);
     if (command == "model") return temper::cli::cmd_model(args);
+    if (command == "build") return temper::cli::cmd_build(args);
     std::cerr << "temper: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const temper::UserError& e) {

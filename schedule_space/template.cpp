@@ -72,4 +72,10 @@ Schedule Task::apply(const Config& config) const {
   return template_->apply(config, op_, workload_, target_);
 }
 
+std::optional<PrepackedSchedule> Task::apply_prepacked(const Config& config) const {
+  TEMPER_CHECK(&config.space() == &space_, "Task::apply_prepacked given a config of another task's space");
+  if (!template_->prepacked) return std::nullopt;
+  return template_->prepacked(config, op_, workload_, target_);
+}
+
 }  // namespace temper::schedule_space

@@ -13,10 +13,21 @@
 // same parameters, in the same order, with the same shapes, so the same data and
 // reference check it. Replaying a record therefore goes through the template (Task::apply
 // of the record's config), not Trace::replay on op.func.
+//
+// Where such a re-expression packs a constant input (conv2d's weight under NCHWc, dense's
+// weight transposed under b_layout=KN), Task::apply_prepacked splits it in two: a pack
+// function run once on the constant at build time, and the op computed from the packed
+// array -- apply's schedule less its packing stage.
+//
+//   if (std::optional<PrepackedSchedule> p = task->apply_prepacked(c)) {
+//     // build p->pack and p->compute; run pack(weight, packed) once, then
+//     // compute(input, packed, output) per call: input p->input is replaced by packed.
+//   }
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +37,15 @@
 #include "schedule_space/config_space.h"
 
 namespace temper::schedule_space {
+
+// A schedule whose input `input` arrives already packed: `pack` (a scheduled PrimFunc with
+// parameters (the original input, the packed array)) is run once on a constant; `compute`
+// takes the op's parameters with that input replaced by the packed array (same order).
+struct PrepackedSchedule {
+  int input = -1;
+  Schedule pack;
+  Schedule compute;
+};
 
 struct Template {
   std::string name;  // "matmul.cpu"
@@ -43,6 +63,12 @@ struct Template {
   std::function<Config(const ConfigSpace& space, const ops::OpInstance& op, const ops::Workload& w,
                        const Target& target)>
       default_config;
+  // Optional, empty when the template never packs an input: the schedule of apply split
+  // into the packing of one input and the op computed from the packed array, or nullopt
+  // when config packs nothing.
+  std::function<std::optional<PrepackedSchedule>(const Config& config, const ops::OpInstance& op,
+                                                 const ops::Workload& w, const Target& target)>
+      prepacked = nullptr;
 };
 
 // The template for op on target, or nullptr.
@@ -65,6 +91,10 @@ class Task {
 
   Config default_config() const;
   Schedule apply(const Config& config) const;
+  // apply's schedule with an input packed ahead of time (see PrepackedSchedule); nullopt
+  // when the template has no such hook or config packs nothing (conv2d under layout=NCHW,
+  // a GEMM that does not transpose B).
+  std::optional<PrepackedSchedule> apply_prepacked(const Config& config) const;
 
   Task(const Task&) = delete;
   Task& operator=(const Task&) = delete;

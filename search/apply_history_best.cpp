@@ -41,6 +41,8 @@ Schedule ApplyHistoryBest::schedule_for(const ops::Workload& workload, const ops
       Schedule s = schedule_from_record(best[0], workload, op, target);
       last_source_ = "log";
       last_record_ = best[0];
+      bool templated = !best[0].config.is_null() && schedule_space::find_template(workload.op, target);
+      last_config_ = templated ? best[0].config : nlohmann::json();
       char mean[32];
       std::snprintf(mean, sizeof mean, "%.3f ms", best[0].mean * 1e3);
       report(name, str("info: ", name, ": applying the best of the log (", mean, " when measured)"));
@@ -53,6 +55,8 @@ Schedule ApplyHistoryBest::schedule_for(const ops::Workload& workload, const ops
   }
   bool templated = schedule_space::find_template(workload.op, target) != nullptr;
   last_source_ = templated ? "template default" : "default schedule";
+  last_config_ = nullptr;
+  if (templated) last_config_ = schedule_space::Task::create(workload, target)->default_config().to_json();
   report(name, str("info: ", name, ": ", why_not, "; using the ", last_source_));
   return default_schedule(workload, op, target);
 }

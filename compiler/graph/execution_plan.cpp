@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "compiler/codegen/build.h"
+
 #include "compiler/graph/fused_kernel.h"
 #include "compiler/graph/fusion.h"
 #include "compiler/graph/graph_ops.h"
@@ -15,11 +17,11 @@
 namespace temper::graph {
 namespace {
 
-std::vector<int64_t> static_shape(const te::Tensor& t) {
+std::vector<int64_t> static_shape(const Buffer& b) {
   std::vector<int64_t> shape;
-  for (const Expr& e : t.shape()) {
+  for (const Expr& e : b->shape) {
     const int64_t* c = as_const_int(e);
-    TEMPER_CHECK(c, "tensor ", t.name(), " has a non-constant extent");
+    TEMPER_CHECK(c, "buffer ", b->name, " has a non-constant extent");
     shape.push_back(*c);
   }
   return shape;
@@ -70,6 +72,7 @@ class PlanBuilder {
   }
 
   PlanKernels finish() {
+    drop_unused_arrays();
     plan_memory(plan_);
     return PlanKernels{std::move(plan_), std::move(scheduled_)};
   }
@@ -108,29 +111,37 @@ class PlanBuilder {
       return false;
     }
     ++plan_.tasks;
-    const ops::OpInstance& op = templated->op();
-    Schedule s = schedules_ ? schedules_->schedule_for(task->workload, op, target_)
-                            : templated->apply(templated->default_config());
+    // The schedule, and the template config it applies (null for a replayed trace).
+    std::optional<Schedule> schedule;
+    nlohmann::json config;
+    if (schedules_) {
+      schedule = schedules_->schedule_for(task->workload, templated->op(), target_);
+      config = schedules_->last_config();
+    } else {
+      config = templated->default_config().to_json();
+    }
+    // A constant weight the config packs is packed here, once.
+    std::optional<schedule_space::PrepackedSchedule> prepacked;
+    if (!config.is_null()) {
+      prepacked = templated->apply_prepacked(templated->space().from_json(config));
+      if (prepacked && !graph_.value(anchor.inputs[task->inputs[prepacked->input]]).constant) prepacked.reset();
+    }
+    if (!schedule && !prepacked) schedule = templated->apply(templated->space().from_json(config));
 
     ScheduledKernel tuned;
-    tuned.func = s.func();
+    tuned.func = prepacked ? prepacked->compute.func() : schedule->func();
     tuned.func.name = str("t", group.anchor, "_", detail::sanitize(anchor.name));
     int result = anchor.outputs[0];
-    if (!task->writes_output) {
-      result = static_cast<int>(plan_.arrays.size());
-      PlannedArray product;
-      product.name = anchor.name + "_product";
-      product.type = graph_.value(anchor.outputs[0]).type;
-      plan_.arrays.push_back(std::move(product));
-    }
-    std::vector<std::vector<int64_t>> shapes;
+    if (!task->writes_output) result = add_array(anchor.name + "_product", graph_.value(anchor.outputs[0]).type);
     for (size_t i = 0; i < task->inputs.size(); ++i) {
-      tuned.args.push_back(anchor.inputs[task->inputs[i]]);
-      shapes.push_back(static_shape(op.inputs[i]));
+      int id = anchor.inputs[task->inputs[i]];
+      if (prepacked && prepacked->input == static_cast<int>(i)) id = pack_constant(*prepacked, id, anchor);
+      tuned.args.push_back(id);
     }
     tuned.num_inputs = static_cast<int>(tuned.args.size());
     tuned.args.push_back(result);
-    shapes.push_back(static_shape(op.outputs[0]));
+    std::vector<std::vector<int64_t>> shapes;
+    for (const Buffer& param : tuned.func.params) shapes.push_back(static_shape(param));
     add_kernel(tuned, std::move(shapes));
 
     if (task->writes_output && group.nodes.size() == 1) return true;
@@ -138,6 +149,52 @@ class PlanBuilder {
     add_kernel(schedule_group(graph_, group, target_, str("e", group.anchor, "_", detail::sanitize(anchor.name)),
                               &product));
     return true;
+  }
+
+  int add_array(const std::string& name, const TensorType& type) {
+    PlannedArray a;
+    a.name = name;
+    a.type = type;
+    plan_.arrays.push_back(std::move(a));
+    return static_cast<int>(plan_.arrays.size()) - 1;
+  }
+
+  // A constant holding the pack function run on constant `id`.
+  int pack_constant(const schedule_space::PrepackedSchedule& prepacked, int id, const Node& anchor) {
+    PrimFunc pack = prepacked.pack.func();
+    PackedFunc f = build({pack}, target_).module->get_function(pack.name);
+    const NDArray& weight = *graph_.value(id).constant;
+    NDArray packed = NDArray::empty(static_shape(pack.params[1]), weight.dtype());
+    NDArray input = weight;
+    f({&input, &packed});
+    int packed_id = add_array(str(graph_.value(id).name, "_packed_for_", anchor.name), {packed.shape(), packed.dtype()});
+    plan_.arrays[packed_id].kind = PlannedArray::Kind::Constant;
+    plan_.arrays[packed_id].data = packed;
+    return packed_id;
+  }
+
+  // Arrays no call, input or output names (values inside a fused kernel, weights only
+  // their packed copies are read from) leave the plan; ids are renumbered.
+  void drop_unused_arrays() {
+    std::vector<bool> used(plan_.arrays.size(), false);
+    for (const KernelCall& c : plan_.calls) {
+      for (int id : c.args) used[id] = true;
+    }
+    for (int id : plan_.inputs) used[id] = true;
+    for (int id : plan_.outputs) used[id] = true;
+    std::vector<int> new_id(plan_.arrays.size(), -1);
+    std::vector<PlannedArray> kept;
+    for (size_t id = 0; id < plan_.arrays.size(); ++id) {
+      if (!used[id]) continue;
+      new_id[id] = static_cast<int>(kept.size());
+      kept.push_back(std::move(plan_.arrays[id]));
+    }
+    plan_.arrays = std::move(kept);
+    for (KernelCall& c : plan_.calls) {
+      for (int& id : c.args) id = new_id[id];
+    }
+    for (int& id : plan_.inputs) id = new_id[id];
+    for (int& id : plan_.outputs) id = new_id[id];
   }
 };
 

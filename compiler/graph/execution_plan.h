@@ -9,9 +9,13 @@
 // MatMul) gets the task's kernel -- the workload's op, scheduled by `schedules` (the log's
 // best through ApplyHistoryBest) or, without one, by the template's default config --
 // writing the anchor's product, and a second kernel for the rest of the group (the anchor's
-// bias or beta C, then its fused epilogue) when there is any. Every other group is one
-// kernel (fused_kernel.h). Constant and Shape nodes left unfolded are evaluated into
-// constants. Intermediates then share storage (memory_plan.h).
+// bias or beta C, then its fused epilogue) when there is any. Where the task's config packs
+// a constant weight (conv2d's NCHWc blocks, dense's transposed weight: the layout the
+// template wants), the weight is packed once here and the kernel reads the packed
+// constant (schedule_space::Task::apply_prepacked). Every other group is one kernel
+// (fused_kernel.h). Constant and Shape nodes left unfolded are evaluated into constants.
+// Arrays no call reads or writes leave the plan (values inside a fused kernel, weights
+// read only packed), and intermediates share storage (memory_plan.h).
 //
 // Files (save_execution_plan / load_execution_plan): a JSON plan (format
 // "temper-execution-plan", version 1: arrays, calls, storage, the target) and a weights

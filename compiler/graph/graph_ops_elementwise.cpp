@@ -1,10 +1,16 @@
 // The elementwise ONNX ops: Add, Sub, Mul, Div and Pow with broadcasting; Relu, Sigmoid,
-// Tanh, Erf, Sqrt; Clip; Identity and Cast.
+// Tanh, Erf, Sqrt, Gelu; Clip; Identity and Cast.
+//
+// Gelu is ONNX opset 20's: x/2 * (1 + erf(x/sqrt 2)), or with approximate="tanh"
+// x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))). Import stops at opset 17, so the
+// node comes from pass_recognize_gelu.h, which finds the decomposed form exporters write.
 //
 // Broadcasting is numpy's (ONNX's "multidirectional") from opset 7. Before, the binary
 // ops broadcast only with broadcast=1, B's shape matching a run of A's dimensions that
 // starts at `axis` (by default A's last ones); B is then read as A's rank with 1s around.
 #include <cfloat>
+#include <cmath>
+#include <numbers>
 
 #include "compiler/graph/graph_ops_common.h"
 #include "compiler/ops/elementwise.h"
@@ -125,6 +131,30 @@ GraphOp erf_op() {
           }};
 }
 
+std::vector<TensorType> infer_gelu(const Graph& graph, const Node& node) {
+  std::string approximate = node.attrs.get_string_or("approximate", "none");
+  if (approximate != "none" && approximate != "tanh") {
+    throw UserError(str("attribute approximate=\"", approximate, "\" is neither \"none\" nor \"tanh\""));
+  }
+  return infer_float_unary(graph, node);
+}
+
+std::vector<te::Tensor> compute_gelu(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
+  const te::Tensor& x = in[0];
+  DataType t = x.dtype();
+  bool tanh_form = node.attrs.get_string_or("approximate", "none") == "tanh";
+  return {te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        Expr v = x({i.begin(), i.end()});
+        auto c = [&](double value) { return make_const(t, value); };
+        Expr squashed = tanh_form ? te::tanh(c(std::sqrt(2.0 / std::numbers::pi)) * (v + c(0.044715) * v * v * v))
+                                  : te::erf(v * c(1.0 / std::numbers::sqrt2));
+        return c(0.5) * v * (c(1.0) + squashed);
+      },
+      output_name(graph, node, 0))};
+}
+
 // ---------------------------------------------------------------- Clip
 
 // Clip's bounds: attributes min and max before opset 11, optional scalar inputs 1 and 2 after.
@@ -235,6 +265,7 @@ std::vector<GraphOp> elementwise_graph_ops() {
       unary_op("Tanh", ops::UnaryOp::Tanh),
       unary_op("Sqrt", ops::UnaryOp::Sqrt),
       erf_op(),
+      {"Gelu", OpPattern::Elementwise, infer_gelu, compute_gelu},
       {"Clip", OpPattern::Elementwise, infer_clip, compute_clip},
       {"Identity", OpPattern::Elementwise, infer_same_type,
        [](const Graph&, const Node&, const std::vector<te::Tensor>& in) { return std::vector<te::Tensor>{in[0]}; }},

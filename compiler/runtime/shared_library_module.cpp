@@ -33,7 +33,9 @@ extern const void* const kRuntimeSymbolsLinked;
 const void* const kRuntimeSymbolsLinked = reinterpret_cast<const void*>(&runtime_symbols);
 
 std::unique_ptr<Module> load_shared_library(const std::string& path) {
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // A name without a '/' would send dlopen searching the library path, not this directory.
+  std::string file = path.find('/') == std::string::npos ? "./" + path : path;
+  void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) throw UserError(str("cannot load the compiled library ", path, ": ", dlerror()));
   return std::make_unique<SharedLibraryModule>(path, std::shared_ptr<void>(handle, [](void* h) { dlclose(h); }));
 }

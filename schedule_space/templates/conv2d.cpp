@@ -6,10 +6,11 @@
 //                [K/kb, C, R, S, kb] blocks of kb output channels, the convolution written
 //                into an [N, K/kb, P, Q, kb] buffer vectorized over kb (one weight vector
 //                times one broadcast input value per output column), and an unpacking
-//                stage back to NCHW (the weight is packed on every call: there is no
-//                graph-level pre-packing yet). "NCHW": op.func itself, vectorized over
-//                the output columns (one input vector times one broadcast weight per
-//                output channel).
+//                stage back to NCHW. apply packs the weight on every call; the
+//                prepacked hook splits the packing off into a function run once on a
+//                constant weight. "NCHW": op.func itself, vectorized over the output
+//                columns (one input vector times one broadcast weight per output
+//                channel): nothing to pre-pack.
 //   tile_k       the output channels of the tile (the block kb under NCHWc): a divisor of
 //                K, at most four vectors
 //   tile_q       the output columns of the tile: a divisor of Q, at most two vectors
@@ -28,6 +29,7 @@
 #include "compiler/ops/conv.h"
 #include "compiler/ops/shape.h"
 #include "schedule_space/cpu_templates.h"
+#include "schedule_space/templates/data_stage.h"
 #include "schedule_space/templates/register_budget.h"
 
 namespace temper::schedule_space {
@@ -97,19 +99,24 @@ void define_conv2d(ConfigSpace& space, const ops::OpInstance& op, const ops::Wor
                        });
 }
 
-// The op re-expressed with the weight packed into [K/kb, C, R, S, kb] and the output
-// computed in [N, K/kb, P, Q, kb], then unpacked: same parameters, same shapes, as op.func.
-PrimFunc nchwc_func(const ops::OpInstance& op, const ops::Workload& w, int64_t kb) {
+// The weight packed into [K/kb, C, R, S, kb] blocks of kb output channels.
+te::Tensor pack_weight(const te::Tensor& weight, const ops::Workload& w, int64_t kb) {
+  int64_t K = w.get_int("K"), C = w.get_int("C"), R = w.get_int("R"), S = w.get_int("S");
+  using ops::index_const;
+  return te::compute(
+      {index_const(K / kb), index_const(C), index_const(R), index_const(S), index_const(kb)},
+      [&](Var ko, Var c, Var r, Var s, Var ki) { return weight(ko * index_const(kb) + ki, c, r, s); }, "weight_pack");
+}
+
+// The convolution of op's input with the packed weight, computed in [N, K/kb, P, Q, kb]
+// ("conv2d_nchwc") and unpacked into the op's NCHW output ("conv2d").
+te::Tensor conv2d_of_packed(const ops::OpInstance& op, const ops::Workload& w, const te::Tensor& packed, int64_t kb) {
   const te::Tensor& input = op.inputs[0];
-  const te::Tensor& weight = op.inputs[1];
   ops::Shape out_shape = ops::static_shape(op.outputs[0], "conv2d");
   int64_t K = w.get_int("K"), C = w.get_int("C"), R = w.get_int("R"), S = w.get_int("S");
   ops::Window2d window = window_of(w);
   using ops::index_const;
   te::Tensor padded = ops::pad_spatial(input, ops::Layout::NCHW, window.padding, 0.0, "conv2d_pad");
-  te::Tensor packed = te::compute(
-      {index_const(K / kb), index_const(C), index_const(R), index_const(S), index_const(kb)},
-      [&](Var ko, Var c, Var r, Var s, Var ki) { return weight(ko * index_const(kb) + ki, c, r, s); }, "weight_pack");
   IterVar rc = te::reduce_axis({index_const(0), index_const(C)}, "rc");
   IterVar ry = te::reduce_axis({index_const(0), index_const(R)}, "ry");
   IterVar rx = te::reduce_axis({index_const(0), index_const(S)}, "rx");
@@ -122,13 +129,32 @@ PrimFunc nchwc_func(const ops::OpInstance& op, const ops::Workload& w, int64_t k
         return te::sum(padded(n, rc, row(p), col(q)) * packed(ko, rc, ry, rx, ki), {rc, ry, rx});
       },
       "conv2d_nchwc");
-  te::Tensor out = te::compute(
+  return te::compute(
       op.outputs[0].shape(),
       [&](Var n, Var k, Var p, Var q) {
         return blocked(n, floordiv(k, index_const(kb)), p, q, floormod(k, index_const(kb)));
       },
       "conv2d");
-  return te::create_prim_func({input, weight, out}, op.func.name);
+}
+
+// The op re-expressed with the weight packed by a stage "weight_pack" and the output
+// unpacked: same parameters, same shapes, as op.func.
+PrimFunc nchwc_func(const ops::OpInstance& op, const ops::Workload& w, int64_t kb) {
+  te::Tensor packed = pack_weight(op.inputs[1], w, kb);
+  return te::create_prim_func({op.inputs[0], op.inputs[1], conv2d_of_packed(op, w, packed, kb)}, op.func.name);
+}
+
+// nchwc_func with the weight parameter replaced by the packed weight.
+PrimFunc nchwc_prepacked_func(const ops::OpInstance& op, const ops::Workload& w, int64_t kb) {
+  const te::Tensor& weight = op.inputs[1];
+  te::Tensor packed = te::placeholder(pack_weight(weight, w, kb).shape(), weight.dtype(), weight.name() + "_packed");
+  return te::create_prim_func({op.inputs[0], packed, conv2d_of_packed(op, w, packed, kb)}, op.func.name);
+}
+
+// (weight, packed weight): the packing nchwc_func does on every call, alone.
+PrimFunc weight_pack_func(const ops::OpInstance& op, const ops::Workload& w, int64_t kb) {
+  const te::Tensor& weight = op.inputs[1];
+  return te::create_prim_func({weight, pack_weight(weight, w, kb)}, op.func.name + "_weight_pack");
 }
 
 int64_t extent_of(Schedule& s, LoopRV loop) {
@@ -137,26 +163,12 @@ int64_t extent_of(Schedule& s, LoopRV loop) {
   return *c;
 }
 
-// A stage of its own (padding, packing, unpacking): its two outer loops fused and
-// parallel, its innermost loop vectorized by `lanes` when that divides it.
-void schedule_data_stage(Schedule& s, const std::string& name, int lanes) {
-  BlockRV block = s.get_block(name);
-  std::vector<LoopRV> loops = s.get_loops(block);
-  LoopRV inner = loops.back();
-  int64_t extent = extent_of(s, inner);
-  if (extent % lanes == 0 && extent > 1) {
-    std::vector<LoopRV> parts = s.split(inner, {std::nullopt, lanes});
-    s.vectorize(parts[1]);
-  }
-  s.parallel(s.fuse({loops[0], loops[1]}));
-}
-
-Schedule apply_conv2d(const Config& c, const ops::OpInstance& op, const ops::Workload& w, const Target& target) {
+// Schedules every stage of op.func or of an NCHWc function but the weight's packing.
+void schedule_conv2d(Schedule& s, const Config& c, const ops::Workload& w, const Target& target) {
   int lanes = vector_lanes(target);
   bool nchwc = is_nchwc(c);
   int64_t tile_k = c.knob_int("tile_k");
   int64_t tile_q = c.knob_int("tile_q");
-  Schedule s(nchwc ? nchwc_func(op, w, tile_k) : op.func);
   BlockRV conv = s.get_block(nchwc ? "conv2d_nchwc" : "conv2d");
   BlockRV write_back = s.cache_write(conv, 0, "local");
   std::vector<LoopRV> loops = s.get_loops(conv);
@@ -209,11 +221,31 @@ Schedule apply_conv2d(const Config& c, const ops::OpInstance& op, const ops::Wor
       schedule_data_stage(s, "conv2d_pad", lanes);
     }
   }
-  if (nchwc) {
-    schedule_data_stage(s, "weight_pack", lanes);
-    schedule_data_stage(s, "conv2d", lanes);
+  if (nchwc) schedule_data_stage(s, "conv2d", lanes);
+}
+
+Schedule apply_conv2d(const Config& c, const ops::OpInstance& op, const ops::Workload& w, const Target& target) {
+  if (!is_nchwc(c)) {
+    Schedule s(op.func);
+    schedule_conv2d(s, c, w, target);
+    return s;
   }
+  int64_t kb = c.knob_int("tile_k");
+  Schedule s(nchwc_func(op, w, kb));
+  schedule_conv2d(s, c, w, target);
+  schedule_data_stage(s, "weight_pack", vector_lanes(target));
   return s;
+}
+
+std::optional<PrepackedSchedule> prepacked_conv2d(const Config& c, const ops::OpInstance& op, const ops::Workload& w,
+                                                  const Target& target) {
+  if (!is_nchwc(c)) return std::nullopt;
+  int64_t kb = c.knob_int("tile_k");
+  Schedule pack(weight_pack_func(op, w, kb));
+  schedule_data_stage(pack, "weight_pack", vector_lanes(target));
+  Schedule compute(nchwc_prepacked_func(op, w, kb));
+  schedule_conv2d(compute, c, w, target);
+  return PrepackedSchedule{1, std::move(pack), std::move(compute)};
 }
 
 Config default_conv2d(const ConfigSpace& space, const ops::OpInstance& op, const ops::Workload& w,
@@ -241,7 +273,7 @@ Config default_conv2d(const ConfigSpace& space, const ops::OpInstance& op, const
 }  // namespace
 
 const Template& conv2d_template() {
-  static const Template t{"conv2d.cpu", define_conv2d, apply_conv2d, default_conv2d};
+  static const Template t{"conv2d.cpu", define_conv2d, apply_conv2d, default_conv2d, prepacked_conv2d};
   return t;
 }
 

@@ -46,6 +46,19 @@ run run encoder.onnx --input hidden=encoder_input.npy --output-dir out --repeat 
 expect "^output +encoded float32\[1,16,64\]: .* \(1024 values\); min "
 match out/encoded.npy encoder_expected.npy
 
+echo "== temper build: one library with its plan and weights beside it; temper run MODEL.so"
+mkdir built
+run build cnn.onnx -o built/cnn.so
+expect "^schedules +3 tunable ops with their template defaults \(no --db\)$"
+expect "^kernels +[0-9]+ per run; intermediates in [0-9.]+ KB \([0-9.]+ KB without sharing\)$"
+expect "^wrote +built/cnn.so, built/cnn.plan.json, built/cnn.weights in "
+run run built/cnn.so --input x=cnn_input.npy --output-dir out_built --repeat 2
+expect "^model +built/cnn.so: built for llvm.*, [0-9]+ kernels, 1 input, 1 output$"
+match out_built/y.npy cnn_expected.npy
+run build encoder.onnx -o built/encoder.so
+run run built/encoder.so --input hidden=encoder_input.npy --output-dir out_built --repeat 2
+match out_built/encoded.npy encoder_expected.npy
+
 echo "== inputs not given get seeded random data"
 run run cnn.onnx --repeat 1 --seed 5 --output-dir random1
 expect "^input +x float32\[1,3,32,32\]: not given, random data \(seed 5\)$"
@@ -67,4 +80,14 @@ must_fail "truncated.npy is truncated: its header declares float32\[1, 3, 32, 32
   run cnn.onnx --input x=truncated.npy
 head -c 3000 encoder.onnx >truncated.onnx
 must_fail "truncated.onnx is not an ONNX model" run truncated.onnx
+
+echo "== built models: bad flags and damaged files"
+must_fail "temper build needs -o OUT.so" build cnn.onnx
+must_fail "-o cnn.lib: the output is a shared library; name it OUT.so" build cnn.onnx -o cnn.lib
+must_fail "the directory 'nowhere' does not exist" build cnn.onnx -o nowhere/cnn.so
+must_fail "--db applies when compiling MODEL.onnx; built/cnn.so was built already" run built/cnn.so --db x.db
+must_fail "cannot read model plan 'missing.plan.json'" run missing.so
+must_fail "built/cnn.so has no input 'image'" run built/cnn.so --input image=cnn_input.npy
+head -c 100 built/cnn.weights >w && mv w built/cnn.weights
+must_fail "model weights 'built/cnn.weights' do not match the plan" run built/cnn.so
 echo "PASS"

@@ -2,7 +2,8 @@
 # `temper tune MODEL.onnx`: the CNN of make_test_models.py has three tasks (two convs, the
 # classifier's dense); --trials 16 is shared round-robin in batches of 4, the task table
 # and summary are printed, and the log holds records of every task. A second run resumes:
-# the log's trials count towards the budget, so it measures nothing. The encoder's
+# the log's trials count towards the budget, so it measures nothing. `temper build --db`
+# and `temper run --db` apply the log to all three tasks. The encoder's
 # projections and attention products are matmul and batch_matmul tasks. A model without a
 # tunable node is refused.
 # Usage: cli_tune_onnx.sh TEMPER
@@ -41,6 +42,17 @@ for w in "$conv1" "$conv2" "$dense"; do
   [[ "$n" -ge 4 ]] || fail "the log has $n records of $w, expected at least 4"
 done
 [[ $(count cnn.db "select count(*) from records") -eq 16 ]] || fail "the log does not hold exactly 16 records"
+
+echo "== temper build applies the log's best to each task; the built model matches numpy"
+run build cnn.onnx --db cnn.db -o cnn.so
+expect "^schedules +3 of 3 tunable ops tuned from cnn.db \(0 with their template defaults\)$"
+run run cnn.so --input x=cnn_input.npy --output-dir out --repeat 1
+/usr/bin/python3 -c "
+import numpy as np, sys
+got, want = np.load('out/y.npy'), np.load('cnn_expected.npy')
+sys.exit(0 if np.allclose(got, want, rtol=1e-4, atol=1e-5) else 1)" || fail "the tuned build's output does not match numpy"
+run run cnn.onnx --db cnn.db --input x=cnn_input.npy --repeat 1
+expect "^schedules +3 of 3 tunable ops tuned from cnn.db"
 
 echo "== a second run resumes: the 16 trials in the log spend the budget"
 run tune cnn.onnx --db cnn.db --trials 16 --tuner random --seed 1 "${fast[@]}"

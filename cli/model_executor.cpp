@@ -1,0 +1,69 @@
+#include "cli/model_executor.h"
+
+#include <cstdio>
+#include <iostream>
+#include <numeric>
+
+#include "compiler/graph/memory_plan.h"
+#include "compiler/ir/error.h"
+#include "search/apply_history_best.h"
+#include "tuning_db/sqlite_database.h"
+
+namespace temper::cli {
+namespace {
+
+// ApplyHistoryBest, counting the ops it served from the log.
+class CountingSource : public ops::ScheduleSource {
+ public:
+  explicit CountingSource(search::ApplyHistoryBest& best) : best_(best) {}
+  Schedule schedule_for(const ops::Workload& workload, const ops::OpInstance& op, const Target& target) override {
+    Schedule s = best_.schedule_for(workload, op, target);
+    if (best_.last_source() == "log") ++from_log_;
+    return s;
+  }
+  int from_log() const { return from_log_; }
+
+ private:
+  search::ApplyHistoryBest& best_;
+  int from_log_ = 0;
+};
+
+}  // namespace
+
+std::string format_bytes(int64_t bytes) {
+  char buf[32];
+  if (bytes >= (1 << 20)) {
+    std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(bytes) / (1 << 20));
+  } else if (bytes >= (1 << 10)) {
+    std::snprintf(buf, sizeof buf, "%.1f KB", static_cast<double>(bytes) / (1 << 10));
+  } else {
+    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
+  }
+  return buf;
+}
+
+std::unique_ptr<graph::GraphExecutor> compile_model(const graph::Graph& g, const Target& target,
+                                                    const std::string& db) {
+  std::unique_ptr<graph::GraphExecutor> executor;
+  std::string schedules;
+  if (db.empty()) {
+    executor = std::make_unique<graph::GraphExecutor>(g, target);
+    schedules = str(executor->plan().tasks, " tunable ops with their template defaults (no --db)");
+  } else {
+    tuning_db::SQLiteDatabase log(db, tuning_db::OpenMode::ReadOnly);
+    search::ApplyHistoryBest best(log, &std::cerr);
+    CountingSource counting(best);
+    executor = std::make_unique<graph::GraphExecutor>(g, target, graph::ExecutorOptions{.schedules = &counting});
+    int tasks = executor->plan().tasks;
+    schedules = str(counting.from_log(), " of ", tasks, " tunable ops tuned from ", db, " (",
+                    tasks - counting.from_log(), " with their template defaults)");
+  }
+  const graph::ExecutionPlan& plan = executor->plan();
+  int64_t planned = std::accumulate(plan.storage_bytes.begin(), plan.storage_bytes.end(), int64_t{0});
+  std::printf("%-10s %s\n", "schedules", schedules.c_str());
+  std::printf("%-10s %d per run; intermediates in %s (%s without sharing)\n", "kernels", executor->num_kernels(),
+              format_bytes(planned).c_str(), format_bytes(graph::unplanned_intermediate_bytes(plan)).c_str());
+  return executor;
+}
+
+}  // namespace temper::cli

@@ -1,0 +1,24 @@
+// What `temper build MODEL.onnx` and `temper run MODEL.onnx` share: the model compiled by
+// GraphExecutor with the schedules of a tuning log (or the template defaults without one),
+// and one summary line saying how many of its tunable ops the log served.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "compiler/graph/executor.h"
+#include "compiler/graph/graph.h"
+#include "compiler/target/target.h"
+
+namespace temper::cli {
+
+// Compiles g for target. With db set: each tuning task's best record in the log (a
+// missing or unreadable log is a UserError), ApplyHistoryBest's one line per workload on
+// stderr. Prints "schedules  ..." (how many tunable ops the log served, how many took the
+// template default) and "kernels  ..." (calls per run, memory) on stdout.
+std::unique_ptr<graph::GraphExecutor> compile_model(const graph::Graph& g, const Target& target, const std::string& db);
+
+// "12.5 MB", "640 KB", "96 B".
+std::string format_bytes(int64_t bytes);
+
+}  // namespace temper::cli

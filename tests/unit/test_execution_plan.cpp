@@ -1,0 +1,275 @@
+// Execution plans: the memory plan (intermediates share blocks, and no two arrays live in
+// one block at once), the schedules of tuning tasks asked of a ScheduleSource, and a
+// model exported as a library, plan and weights, loaded back and run with the same
+// results; damaged, truncated and mismatched files are refused with a clear message.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "compiler/graph/executor.h"
+#include "compiler/graph/memory_plan.h"
+#include "compiler/graph/shape_inference.h"
+#include "compiler/runtime/file_io.h"
+#include "schedule_space/template.h"
+#include "tests/user_error_test_util.h"
+
+namespace temper::graph {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_util::expect_user_error;
+
+const DataType f32 = DataType::float32();
+
+// x -> relu -> sigmoid -> tanh -> sqrt -> sigmoid -> y: a chain whose intermediates each
+// die at the next node.
+Graph chain_graph() {
+  Graph g;
+  ValueId v = g.add_input("x", TensorType{{4, 256}, f32});
+  const char* ops[] = {"Relu", "Sigmoid", "Tanh", "Sqrt", "Sigmoid"};
+  for (int i = 0; i < 5; ++i) {
+    std::string out = i == 4 ? "y" : str("t", i);
+    g.add_node(str("n", i), ops[i], {}, {v}, {out});
+    v = g.find(out);
+  }
+  g.mark_output(v);
+  infer_types(g);
+  return g;
+}
+
+// A conv with bias and relu, then a Gemm: two tuning tasks with epilogues.
+Graph conv_gemm_graph() {
+  Graph g;
+  ValueId x = g.add_input("x", TensorType{{1, 3, 8, 8}, f32});
+  Attributes conv;
+  conv.set("kernel_shape", std::vector<int64_t>{3, 3});
+  conv.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  g.add_node("conv", "Conv", conv,
+             {x, g.add_constant("w", NDArray::random({4, 3, 3, 3}, f32, 1)),
+              g.add_constant("b", NDArray::random({4}, f32, 2))},
+             {"c"});
+  g.add_node("relu", "Relu", {}, {g.find("c")}, {"r"});
+  Attributes flat;
+  flat.set("axis", int64_t{1});
+  g.add_node("flatten", "Flatten", flat, {g.find("r")}, {"f"});
+  Attributes trans_b;
+  trans_b.set("transB", int64_t{1});
+  g.add_node("fc", "Gemm", trans_b,
+             {g.find("f"), g.add_constant("wfc", NDArray::random({5, 256}, f32, 3)),
+              g.add_constant("bfc", NDArray::random({5}, f32, 4))},
+             {"y"});
+  g.mark_output(g.find("y"));
+  infer_types(g);
+  return g;
+}
+
+// Every block holds at most one live array at a time: replays the calls with each
+// intermediate's lifetime from its writing call to its last reading call.
+void expect_no_overlap(const ExecutionPlan& plan) {
+  std::vector<int> first(plan.arrays.size(), -1), last(plan.arrays.size(), -1);
+  for (int c = 0; c < static_cast<int>(plan.calls.size()); ++c) {
+    for (int id : plan.calls[c].args) {
+      if (first[id] < 0) first[id] = c;
+      last[id] = c;
+    }
+  }
+  for (size_t a = 0; a < plan.arrays.size(); ++a) {
+    for (size_t b = a + 1; b < plan.arrays.size(); ++b) {
+      const PlannedArray& x = plan.arrays[a];
+      const PlannedArray& y = plan.arrays[b];
+      if (x.storage < 0 || x.storage != y.storage) continue;
+      bool disjoint = last[a] < first[b] || last[b] < first[a];
+      EXPECT_TRUE(disjoint) << x.name << " and " << y.name << " share block " << x.storage << " while both live";
+    }
+  }
+}
+
+std::map<std::string, NDArray> random_inputs(const Graph& g) {
+  std::map<std::string, NDArray> inputs;
+  for (size_t i = 0; i < g.inputs().size(); ++i) {
+    const Value& v = g.value(g.inputs()[i]);
+    inputs[v.name] = NDArray::random(v.type.shape, v.type.dtype, 50 + i);
+  }
+  return inputs;
+}
+
+void expect_same(const std::vector<NDArray>& actual, const std::vector<NDArray>& expected, double rtol = 1e-5) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t o = 0; o < actual.size(); ++o) {
+    Comparison c = compare(actual[o], expected[o], rtol, 1e-6);
+    EXPECT_TRUE(c.ok()) << "output " << o << ": " << c.message;
+  }
+}
+
+TEST(MemoryPlan, AChainOfIntermediatesTakesTwoBlocks) {
+  Graph g = chain_graph();
+  GraphExecutor exec(g, Target::parse("llvm"), ExecutorOptions{.fuse = false});
+  const ExecutionPlan& plan = exec.plan();
+  ASSERT_EQ(plan.calls.size(), 5u);
+  // t0..t3, 4 KB each: a call reads one while writing the next, so two blocks serve all.
+  EXPECT_EQ(plan.storage_bytes, (std::vector<int64_t>{4096, 4096}));
+  EXPECT_EQ(unplanned_intermediate_bytes(plan), 4 * 4096);
+  expect_no_overlap(plan);
+  // The output is the caller's, never a block.
+  const PlannedArray& y = plan.arrays[plan.outputs[0]];
+  EXPECT_EQ(y.name, "y");
+  EXPECT_EQ(y.kind, PlannedArray::Kind::Output);
+  EXPECT_EQ(y.storage, -1);
+  std::vector<NDArray> out = exec.run(random_inputs(g));
+  NDArray x = random_inputs(g).at("x");
+  for (int64_t i = 0; i < x.size(); i += 97) {
+    double v = std::sqrt(std::tanh(1.0 / (1.0 + std::exp(-std::max(0.0, x.get(i))))));
+    v = 1.0 / (1.0 + std::exp(-v));
+    EXPECT_NEAR(out[0].get(i), v, 1e-6) << i;
+  }
+}
+
+TEST(MemoryPlan, ABlockGrowsForALargerArrayAndDifferentSizesNeverOverlap) {
+  Graph g;
+  ValueId x = g.add_input("x", TensorType{{8, 8}, f32});
+  g.add_node("small", "Relu", {}, {x}, {"s"});
+  Attributes axes;
+  axes.set("perm", std::vector<int64_t>{1, 0});
+  g.add_node("t", "Transpose", axes, {g.find("s")}, {"t"});
+  g.add_node("cat", "Concat", [] {
+    Attributes a;
+    a.set("axis", int64_t{0});
+    return a;
+  }(), {g.find("t"), g.find("t"), g.find("t")}, {"big"});
+  g.add_node("sig", "Sigmoid", {}, {g.find("big")}, {"big2"});
+  g.add_node("out", "Tanh", {}, {g.find("big2")}, {"y"});
+  g.mark_output(g.find("y"));
+  infer_types(g);
+  GraphExecutor exec(g, Target::parse("llvm"), ExecutorOptions{.fuse = false});
+  expect_no_overlap(exec.plan());
+  int64_t planned = std::accumulate(exec.plan().storage_bytes.begin(), exec.plan().storage_bytes.end(), int64_t{0});
+  EXPECT_LT(planned, unplanned_intermediate_bytes(exec.plan()));
+  GraphExecutor reference(g, Target::parse("llvm"), ExecutorOptions{.fuse = false});
+  expect_same(exec.run(random_inputs(g)), reference.run(random_inputs(g)));
+}
+
+// A ScheduleSource that serves the template's default and records what it was asked.
+class RecordingSource : public ops::ScheduleSource {
+ public:
+  Schedule schedule_for(const ops::Workload& w, const ops::OpInstance&, const Target& target) override {
+    asked.push_back(w.to_string());
+    std::unique_ptr<schedule_space::Task> task = schedule_space::Task::create(w, target);
+    return task->apply(task->default_config());
+  }
+  std::vector<std::string> asked;
+};
+
+TEST(ExecutionPlan, TuningTasksAskTheScheduleSourceAndEpiloguesRunAfter) {
+  Graph g = conv_gemm_graph();
+  RecordingSource source;
+  Target target = Target::parse("llvm");
+  GraphExecutor tuned(g, target, ExecutorOptions{.schedules = &source});
+  EXPECT_EQ(tuned.plan().tasks, 2);
+  ASSERT_EQ(source.asked.size(), 2u);
+  EXPECT_EQ(source.asked[0].rfind("conv2d:N=1,C=3,H=8,W=8,K=4,", 0), 0u) << source.asked[0];
+  EXPECT_EQ(source.asked[1], "dense:M=1,N=5,K=256,bias=1,act=none,dtype=float32");
+  // conv (task), its bias + relu (+ flatten, injective: not fused into a conv) ..., the dense with its bias.
+  std::vector<std::string> functions;
+  for (const KernelCall& c : tuned.plan().calls) functions.push_back(c.function.substr(0, 1));
+  EXPECT_EQ(functions.front(), "t");
+  EXPECT_EQ(functions.back(), "t");
+  expect_same(tuned.run(random_inputs(g)), GraphExecutor(g, target, ExecutorOptions{.fuse = false}).run(random_inputs(g)));
+}
+
+class ExportedModel : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / str("temper_plan_test_", ::getpid(), "_",
+                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    library_ = (dir_ / "model.so").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void export_model() { GraphExecutor(graph_, Target::parse("llvm")).export_library(library_); }
+
+  Graph graph_ = conv_gemm_graph();
+  fs::path dir_;
+  std::string library_;
+};
+
+TEST_F(ExportedModel, LoadsAndRunsAsBuilt) {
+  GraphExecutor built(graph_, Target::parse("llvm"));
+  built.export_library(library_);
+  EXPECT_TRUE(fs::exists(dir_ / "model.plan.json"));
+  EXPECT_TRUE(fs::exists(dir_ / "model.weights"));
+  std::unique_ptr<GraphExecutor> loaded = GraphExecutor::load(library_);
+  EXPECT_EQ(loaded->num_kernels(), built.num_kernels());
+  EXPECT_EQ(loaded->plan().storage_bytes, built.plan().storage_bytes);
+  std::map<std::string, NDArray> inputs = random_inputs(graph_);
+  std::vector<NDArray> expected = built.run(inputs);
+  std::vector<NDArray> actual = loaded->run(inputs);
+  ASSERT_EQ(actual.size(), 1u);
+  Comparison c = compare(actual[0], expected[0], 0, 0);
+  EXPECT_TRUE(c.ok()) << c.message;
+  expect_user_error([&] { loaded->run({}); }, {"input 'x'", "float32[1,3,8,8]", "is not given"});
+}
+
+TEST_F(ExportedModel, MissingFilesAreNamed) {
+  expect_user_error([&] { GraphExecutor::load(library_); }, {"cannot read model plan", "model.plan.json"});
+  export_model();
+  fs::remove(dir_ / "model.weights");
+  expect_user_error([&] { GraphExecutor::load(library_); }, {"cannot read model weights", "model.weights"});
+}
+
+TEST_F(ExportedModel, TruncatedOrDamagedFilesAreRefused) {
+  export_model();
+  std::string weights = read_file((dir_ / "model.weights").string(), "weights");
+  write_file_atomically((dir_ / "model.weights").string(), weights.substr(0, weights.size() / 2), "weights");
+  expect_user_error([&] { GraphExecutor::load(library_); }, {"do not match the plan", "truncated", "temper build"});
+
+  export_model();
+  weights[10] ^= 1;
+  write_file_atomically((dir_ / "model.weights").string(), weights, "weights");
+  expect_user_error([&] { GraphExecutor::load(library_); }, {"do not match the plan", "damaged"});
+
+  export_model();
+  std::string plan = read_file((dir_ / "model.plan.json").string(), "plan");
+  write_file_atomically((dir_ / "model.plan.json").string(), plan.substr(0, plan.size() / 2), "plan");
+  expect_user_error([&] { GraphExecutor::load(library_); }, {"not valid JSON", "temper build"});
+
+  write_file_atomically((dir_ / "model.plan.json").string(), "{\"format\": \"something else\"}", "plan");
+  expect_user_error([&] { GraphExecutor::load(library_); }, {"is not a Temper model plan"});
+}
+
+TEST_F(ExportedModel, AnotherVersionOrAPlanTheLibraryDoesNotMatchIsRefused) {
+  export_model();
+  std::string path = (dir_ / "model.plan.json").string();
+  std::string plan = read_file(path, "plan");
+  std::string versioned = plan;
+  versioned.replace(versioned.find("\"version\": 1"), 12, "\"version\": 9");
+  write_file_atomically(path, versioned, "plan");
+  expect_user_error([&] { GraphExecutor::load(library_); }, {"version 9", "reads version 1", "temper build"});
+
+  std::string renamed = plan;
+  size_t at = renamed.find("\"function\": \"t");
+  ASSERT_NE(at, std::string::npos);
+  renamed.replace(at, 14, "\"function\": \"x");
+  write_file_atomically(path, renamed, "plan");
+  expect_user_error([&] { GraphExecutor::load(library_); }, {"does not match its plan", "temper build"});
+
+  std::string extra_arg = plan;
+  at = extra_arg.find("\"args\": [");
+  ASSERT_NE(at, std::string::npos);
+  extra_arg.insert(at + 9, "0, ");
+  write_file_atomically(path, extra_arg, "plan");
+  expect_user_error([&] { GraphExecutor::load(library_); }, {"is damaged", "mismatched arguments"});
+
+  std::string out_of_range = plan;
+  at = out_of_range.find("\"inputs\": [");
+  ASSERT_NE(at, std::string::npos);
+  out_of_range.insert(at + 11, "9999, ");
+  write_file_atomically(path, out_of_range, "plan");
+  expect_user_error([&] { GraphExecutor::load(library_); }, {"is damaged", "input 9999 names no array"});
+}
+
+}  // namespace
+}  // namespace temper::graph
