@@ -1,5 +1,5 @@
-// The C runtime API (c_runtime_api.h): per-thread errors, the OpenMP-backed parallel
-// loop, aligned allocation and the argument checks of generated wrappers.
+// The C runtime API (c_runtime_api.h): per-thread errors, the parallel loop (on
+// thread_pool.h's pool), aligned allocation and the argument checks of generated wrappers.
 #include "compiler/runtime/c_runtime_api.h"
 
 #include <omp.h>
@@ -8,10 +8,12 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
 #include "compiler/ir/error.h"
 #include "compiler/ir/type.h"
+#include "compiler/runtime/thread_pool.h"
 
 namespace {
 
@@ -58,26 +60,21 @@ const char* temper_get_last_error(void) {
 }
 
 int32_t temper_parallel_for(int64_t n, TemperParallelBody body, void* closure) {
-  if (n <= 0) return 0;
-  int64_t threads = std::min<int64_t>(n, temper_get_num_threads());
-  // Nested parallel loops run serially inside the outer one's threads.
-  if (threads <= 1 || omp_in_parallel()) {
-    for (int64_t i = 0; i < n; ++i) {
-      if (int32_t status = body(i, closure); status != 0) return status;
+  // The first failing iteration's message, carried from the thread that ran it.
+  std::mutex message_mutex;
+  std::string first_message;
+  int32_t status = temper::pool_parallel_for(n, temper_get_num_threads(), [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      if (int32_t s = body(i, closure); s != 0) {
+        std::lock_guard<std::mutex> lock(message_mutex);
+        if (first_message.empty()) first_message = last_error;
+        return s;
+      }
     }
-    return 0;
-  }
-  std::atomic<int32_t> first_status{0};
-  std::string first_message;  // written by the one thread that set first_status
-#pragma omp parallel for schedule(static) num_threads(static_cast <int>(threads))
-  for (int64_t i = 0; i < n; ++i) {
-    if (first_status.load(std::memory_order_relaxed) != 0) continue;
-    int32_t status = body(i, closure);
-    int32_t none = 0;
-    if (status != 0 && first_status.compare_exchange_strong(none, status)) first_message = last_error;
-  }
-  if (first_status != 0) last_error = first_message;
-  return first_status;
+    return int32_t{0};
+  });
+  if (status != 0) last_error = first_message;
+  return status;
 }
 
 void temper_set_num_threads(int32_t n) {

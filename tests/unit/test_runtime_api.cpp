@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -18,23 +19,37 @@ namespace {
 struct Counts {
   std::vector<std::atomic<int>> hits;
   std::mutex mutex;
-  std::set<int> threads;
+  std::set<std::thread::id> threads;
+  // When set, iteration 0 waits (10 s at most) until the second half has started: the loop
+  // then finishes early only if another thread ran that half.
+  bool wait_for_second_half = false;
+  std::atomic<bool> second_half_started{false};
   explicit Counts(int64_t n) : hits(n) {}
 };
 
 int32_t count_iteration(int64_t i, void* closure) {
   auto* counts = static_cast<Counts*>(closure);
   ++counts->hits[i];
-  std::lock_guard<std::mutex> lock(counts->mutex);
-  counts->threads.insert(omp_get_thread_num());
+  {
+    std::lock_guard<std::mutex> lock(counts->mutex);
+    counts->threads.insert(std::this_thread::get_id());
+  }
+  int64_t n = static_cast<int64_t>(counts->hits.size());
+  if (i == n / 2) counts->second_half_started = true;
+  if (i == 0 && counts->wait_for_second_half) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!counts->second_half_started && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  }
   return 0;
 }
 
 TEST(RuntimeApi, ParallelForRunsEveryIterationOnceOnSeveralThreads) {
   temper_set_num_threads(2);
   Counts counts(1000);
+  counts.wait_for_second_half = true;
   EXPECT_EQ(temper_parallel_for(1000, count_iteration, &counts), 0);
   for (int64_t i = 0; i < 1000; ++i) ASSERT_EQ(counts.hits[i], 1) << i;
+  EXPECT_TRUE(counts.second_half_started);
   EXPECT_EQ(counts.threads.size(), 2u);
   temper_set_num_threads(0);
 }

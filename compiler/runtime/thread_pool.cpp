@@ -1,0 +1,126 @@
+#include "compiler/runtime/thread_pool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace temper {
+namespace {
+
+thread_local bool in_parallel_region = false;
+
+constexpr int kSpins = 2000;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// One parallel loop. Shared with the workers by shared_ptr: a worker that wakes after the
+// caller returned still holds a valid job, and finds no range left to claim.
+struct Job {
+  int64_t n = 0;
+  int ranges = 0;
+  const std::function<int32_t(int64_t, int64_t)>* range = nullptr;  // valid while a range is unfinished
+  std::atomic<int> next{0};      // the next range to claim
+  std::atomic<int> finished{0};  // ranges done
+  std::atomic<int32_t> status{0};
+
+  // Claims and runs ranges until none is left.
+  void work() {
+    for (int r = next.fetch_add(1); r < ranges; r = next.fetch_add(1)) {
+      int64_t begin = n * r / ranges, end = n * (r + 1) / ranges;
+      if (status.load(std::memory_order_relaxed) == 0) {
+        int32_t s = (*range)(begin, end);
+        int32_t none = 0;
+        if (s != 0) status.compare_exchange_strong(none, s);
+      }
+      if (finished.fetch_add(1) + 1 == ranges) finished.notify_all();
+    }
+  }
+};
+
+class ThreadPool {
+ public:
+  static ThreadPool& instance() {
+    // Never destroyed: workers may still sleep in it when the program exits.
+    static ThreadPool* pool = new ThreadPool();
+    return *pool;
+  }
+
+  int32_t run(int64_t n, int threads, const std::function<int32_t(int64_t, int64_t)>& range) {
+    std::lock_guard<std::mutex> one_loop_at_a_time(run_mutex_);
+    ensure_workers(threads - 1);
+    auto job = std::make_shared<Job>();
+    job->n = n;
+    job->ranges = threads;
+    job->range = &range;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      job_ = job;
+      ++generation_;
+      wanted_ = threads - 1;
+    }
+    wake_.notify_all();
+    in_parallel_region = true;
+    job->work();
+    in_parallel_region = false;
+    // Only ranges a worker claimed can be unfinished here.
+    for (int done = job->finished.load(); done < job->ranges; done = job->finished.load()) job->finished.wait(done);
+    return job->status.load();
+  }
+
+ private:
+  std::mutex run_mutex_;  // one parallel loop at a time (calls from several host threads take turns)
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::shared_ptr<Job> job_;
+  std::atomic<uint64_t> generation_{0};  // written under mutex_; read without it to spin
+  int wanted_ = 0;  // workers the current job can use
+  std::vector<std::thread> workers_;
+
+  void ensure_workers(int count) {
+    while (static_cast<int>(workers_.size()) < count) {
+      int index = static_cast<int>(workers_.size());
+      workers_.emplace_back([this, index] { worker_loop(index); });
+      workers_.back().detach();
+    }
+  }
+
+  void worker_loop(int index) {
+    in_parallel_region = true;
+    uint64_t seen = 0;
+    for (;;) {
+      std::shared_ptr<Job> job;
+      // Loops come back to back in a model: spin a little before sleeping (about 50 us).
+      for (int spin = 0; spin < kSpins && generation_.load(std::memory_order_acquire) == seen; ++spin) {
+        cpu_relax();
+      }
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+        if (index < wanted_) job = job_;
+      }
+      if (job) job->work();
+    }
+  }
+};
+
+}  // namespace
+
+int32_t pool_parallel_for(int64_t n, int threads, const std::function<int32_t(int64_t begin, int64_t end)>& range) {
+  if (n <= 0) return 0;
+  threads = static_cast<int>(std::min<int64_t>(threads, n));
+  if (threads <= 1 || in_parallel_region) return range(0, n);
+  return ThreadPool::instance().run(n, threads, range);
+}
+
+}  // namespace temper
