@@ -128,10 +128,33 @@ std::string output_file_name(const std::string& name) {
   return file + ".npy";
 }
 
+// One line per kernel call: median time, share of the summed medians, the function and
+// what it writes; slowest first.
+void print_profile(const graph::ExecutionPlan& plan, std::vector<std::vector<double>>& call_s) {
+  std::vector<double> median(call_s.size());
+  double total = 0;
+  for (size_t c = 0; c < call_s.size(); ++c) {
+    std::sort(call_s[c].begin(), call_s[c].end());
+    median[c] = call_s[c][call_s[c].size() / 2];
+    total += median[c];
+  }
+  std::vector<size_t> order(call_s.size());
+  for (size_t c = 0; c < order.size(); ++c) order[c] = c;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return median[a] > median[b]; });
+  for (size_t c : order) {
+    const graph::KernelCall& call = plan.calls[c];
+    const graph::PlannedArray& out = plan.arrays[call.args.back()];
+    char line[256];
+    std::snprintf(line, sizeof line, "%9.3f ms %5.1f%%  %s -> %s %s", median[c] * 1e3, 100 * median[c] / total,
+                  call.function.c_str(), out.name.c_str(), out.type.to_string().c_str());
+    print_line("profile", line);
+  }
+}
+
 int run_model(const std::vector<std::string>& args) {
   const std::string usage =
       "usage: temper run MODEL.onnx|MODEL.so [--db FILE] [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--repeat N] "
-      "[--output-dir DIR] [--target T] [--threads N] [--seed N]";
+      "[--output-dir DIR] [--target T] [--threads N] [--seed N] [--profile]";
   std::vector<std::string> input_flags;
   std::vector<std::string> dim_flags;
   std::string db;
@@ -140,6 +163,7 @@ int run_model(const std::vector<std::string>& args) {
   int repeat = 10;
   int threads = 0;
   uint64_t seed = 0;
+  bool profile = false;
   po::options_description desc(
       "temper run MODEL: compile an ONNX model (with the best schedules of a tuning log, or the defaults) or load "
       "one `temper build` wrote, run it on the given inputs, print its outputs and latency");
@@ -153,7 +177,8 @@ int run_model(const std::vector<std::string>& args) {
       ("target", po::value(&target_text), "target string: llvm [-mcpu=...], c (default llvm -mcpu=native; a built "
        "model runs on the target it was built for)")
       ("threads", po::value(&threads)->default_value(0), "threads for parallel loops (0: one per core)")
-      ("seed", po::value(&seed)->default_value(0), "seed of the random data for inputs not given");
+      ("seed", po::value(&seed)->default_value(0), "seed of the random data for inputs not given")
+      ("profile", po::bool_switch(&profile), "print each kernel's median time and share of the run, slowest first");
   std::vector<std::string> positionals;
   po::variables_map vm;
   if (!parse_command_line(args, usage, desc, "MODEL", 1, 1, positionals, vm)) return 0;
@@ -229,11 +254,15 @@ int run_model(const std::vector<std::string>& args) {
 
   std::vector<NDArray> outputs = executor->run(inputs);
   std::vector<double> run_s;
+  std::vector<std::vector<double>> call_s(executor->num_kernels());  // per call, one time per run
+  std::vector<double> calls;
   for (int i = 0; i < repeat; ++i) {
     start = std::chrono::steady_clock::now();
-    executor->run(inputs);
+    executor->run(inputs, profile ? &calls : nullptr);
     run_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    for (size_t c = 0; c < calls.size(); ++c) call_s[c].push_back(calls[c]);
   }
+  if (profile) print_profile(executor->plan(), call_s);
   std::sort(run_s.begin(), run_s.end());
   print_line("latency", "median " + format_ms(run_s[run_s.size() / 2]) + " (min " + format_ms(run_s.front()) +
                             ") over " + plural(repeat, "run"));

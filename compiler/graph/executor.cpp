@@ -1,6 +1,7 @@
 #include "compiler/graph/executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 
 #include "compiler/codegen/build.h"
@@ -77,7 +78,8 @@ std::unique_ptr<GraphExecutor> GraphExecutor::load(const std::string& library_pa
   return exec;
 }
 
-std::vector<NDArray> GraphExecutor::run(const std::map<std::string, NDArray>& inputs) const {
+std::vector<NDArray> GraphExecutor::run(const std::map<std::string, NDArray>& inputs,
+                                        std::vector<double>* call_seconds) const {
   std::vector<NDArray> arrays(plan_.arrays.size());
   std::vector<std::string> input_names;
   for (int id : plan_.inputs) input_names.push_back(plan_.arrays[id].name);
@@ -108,6 +110,7 @@ std::vector<NDArray> GraphExecutor::run(const std::map<std::string, NDArray>& in
   }
 
   std::lock_guard<std::mutex> lock(run_mutex_);
+  if (call_seconds) call_seconds->clear();
   if (target_.num_cores > 0) temper_set_num_threads(target_.num_cores);
   std::vector<TemperTensor> args;
   for (size_t c = 0; c < plan_.calls.size(); ++c) {
@@ -129,7 +132,13 @@ std::vector<NDArray> GraphExecutor::run(const std::map<std::string, NDArray>& in
       t.strides = nullptr;
       args.push_back(t);
     }
+    if (!call_seconds) {
+      functions_[c](args);
+      continue;
+    }
+    auto start = std::chrono::steady_clock::now();
     functions_[c](args);
+    call_seconds->push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
 
   std::vector<NDArray> outputs;

@@ -61,7 +61,9 @@ class GraphExecutor {
   static std::string plan_path_for(const std::string& library_path);
   static std::string weights_path_for(const std::string& library_path);
 
-  std::vector<NDArray> run(const std::map<std::string, NDArray>& inputs) const;
+  // call_seconds (when not null) receives each kernel call's wall time, in plan order.
+  std::vector<NDArray> run(const std::map<std::string, NDArray>& inputs,
+                           std::vector<double>* call_seconds = nullptr) const;
 
   const ExecutionPlan& plan() const { return plan_; }
   // Kernel calls in one run.

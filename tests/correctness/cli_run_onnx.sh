@@ -59,6 +59,12 @@ run build encoder.onnx -o built/encoder.so
 run run built/encoder.so --input hidden=encoder_input.npy --output-dir out_built --repeat 2
 match out_built/encoded.npy encoder_expected.npy
 
+echo "== --profile: one line per kernel call, slowest first"
+run run cnn.onnx --repeat 3 --profile
+expect "^profile +[0-9.]+ ms +[0-9.]+%  t[0-9]+_.* -> .*_product float32\[1,8,32,32\]$"
+kernels=$(grep -oE "^kernels +[0-9]+" <<<"$out" | grep -oE "[0-9]+$")
+[[ $(grep -c "^profile " <<<"$out") -eq "$kernels" ]] || fail "--profile does not print one line per kernel"
+
 echo "== inputs not given get seeded random data"
 run run cnn.onnx --repeat 1 --seed 5 --output-dir random1
 expect "^input +x float32\[1,3,32,32\]: not given, random data \(seed 5\)$"
