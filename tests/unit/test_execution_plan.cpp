@@ -4,6 +4,7 @@
 // results; damaged, truncated and mismatched files are refused with a clear message.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -178,6 +179,34 @@ TEST(ExecutionPlan, TuningTasksAskTheScheduleSourceAndEpiloguesRunAfter) {
   EXPECT_EQ(functions.front(), "t");
   EXPECT_EQ(functions.back(), "t");
   expect_same(tuned.run(random_inputs(g)), GraphExecutor(g, target, ExecutorOptions{.fuse = false}).run(random_inputs(g)));
+}
+
+// The conv's default config computes in NCHWc: its constant weight is packed once into
+// [K/kb, C, R, S, kb] blocks, and only the packed copy is in the plan.
+TEST(ExecutionPlan, AConstantWeightIsPackedOnceInTheTemplatesLayout) {
+  Graph g = conv_gemm_graph();
+  GraphExecutor exec(g, Target::parse("llvm"));
+  const ExecutionPlan& plan = exec.plan();
+  auto find = [&](const std::string& name) {
+    return std::find_if(plan.arrays.begin(), plan.arrays.end(), [&](const PlannedArray& a) { return a.name == name; });
+  };
+  auto packed = find("w_packed_for_conv");
+  ASSERT_NE(packed, plan.arrays.end());
+  EXPECT_EQ(packed->kind, PlannedArray::Kind::Constant);
+  ASSERT_EQ(packed->type.shape.size(), 5u);
+  EXPECT_EQ(packed->type.shape[1], 3);  // C
+  EXPECT_EQ(packed->type.shape[0] * packed->type.shape[4], 4);  // K/kb x kb
+  EXPECT_EQ(find("w"), plan.arrays.end());
+  // Element (k, c, r, s) of the weight is at (k / kb, c, r, s, k % kb).
+  const NDArray& w = *g.value(g.find("w")).constant;
+  int64_t kb = packed->type.shape[4];
+  for (int64_t k = 0; k < 4; ++k) {
+    for (int64_t c = 0; c < 3; ++c) {
+      int64_t from = ((k * 3 + c) * 3 + 1) * 3 + 2;
+      int64_t to = ((((k / kb) * 3 + c) * 3 + 1) * 3 + 2) * kb + k % kb;
+      EXPECT_EQ(packed->data.get(to), w.get(from)) << k << "," << c;
+    }
+  }
 }
 
 class ExportedModel : public ::testing::Test {
