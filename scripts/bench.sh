@@ -1,9 +1,63 @@
 #!/usr/bin/env bash
-# Builds the benchmarks (installing oneDNN and OpenBLAS) and runs one of them.
-# Usage: scripts/bench.sh [matmul_schedules|tune_matmul|conv_templates|cost_model] [options of that benchmark]
+# Builds the benchmarks (installing oneDNN, OpenBLAS and OpenCV's dnn module) and runs one of them.
+# Usage: scripts/bench.sh [matmul_schedules|tune_matmul|conv_templates|cost_model|model_e2e] [options of that benchmark]
+#
+# model_e2e runs end to end: writes the models into bench_logs/models/ (scripts/make_bench_models.py),
+# tunes each with `temper tune MODEL.onnx` into bench_logs/model_e2e.db, then times Temper (default
+# schedules and the log's) against OpenCV. Its settings, from the environment:
+#   MODEL_E2E_TRIALS       trials per model, shared by its tasks (default 1500; 0: no tuning, no --db)
+#   MODEL_E2E_TIME_BUDGET  at most this long tuning each model (default 10m)
+#   MODEL_E2E_SIZE         ResNet input size (default 224)
+#   MODEL_E2E_LAYERS, MODEL_E2E_SEQ   encoder layers and sequence length (default 1 and 128)
+# The log is appended to: a rerun resumes it (its trials count towards the budget), and
+# remove bench_logs/model_e2e.db to tune afresh.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${BUILD_DIR:-$root/build}"
 "$root/scripts/build.sh" -DTEMPER_BUILD_BENCHMARKS=ON
 bench="${1:-matmul_schedules}"
 shift || true
-"${BUILD_DIR:-$root/build}/benchmarks/$bench" "$@"
+
+if [[ "$bench" != model_e2e ]]; then
+  "$build/benchmarks/$bench" "$@"
+  exit
+fi
+
+if [[ ! -x "$build/benchmarks/model_e2e" ]]; then
+  echo "bench.sh: $build/benchmarks/model_e2e was not built (is libopencv-dnn-dev installed?)" >&2
+  exit 1
+fi
+logs="$root/bench_logs"
+models="$logs/models"
+db="$logs/model_e2e.db"
+trials="${MODEL_E2E_TRIALS:-1500}"
+time_budget="${MODEL_E2E_TIME_BUDGET:-10m}"
+/usr/bin/python3 "$root/scripts/make_bench_models.py" "$models" --size "${MODEL_E2E_SIZE:-224}" \
+  --layers "${MODEL_E2E_LAYERS:-1}" --seq "${MODEL_E2E_SEQ:-128}"
+
+db_flag=()
+if ((trials > 0)); then
+  budget_lines=()
+  for model in resnet encoder; do
+    tune_log="$logs/model_e2e_tune_$model.log"
+    echo "bench.sh: tuning $model ($trials trials, at most $time_budget; output in $tune_log)"
+    # temper tune exits 1 when some task got no trial (a budget smaller than its task
+    # count); the figures are still meaningful, so only a run that never finished fails.
+    status=0
+    "$build/cli/temper" tune "$models/$model.onnx" --db "$db" --trials "$trials" --time-budget "$time_budget" \
+      >"$tune_log" 2>&1 || status=$?
+    stopped="$(grep '^stopped' "$tune_log" || true)"
+    if [[ -z "$stopped" ]]; then
+      tail -20 "$tune_log" >&2
+      echo "bench.sh: tuning $model failed (exit status $status)" >&2
+      exit 1
+    fi
+    tasks="$(grep -o '[0-9]* tasks' "$tune_log" | head -1)"
+    budget_lines+=("  $model: $tasks; ${stopped#stopped    }")
+  done
+  echo "tuning budget (temper tune, xgb tuner, $trials trials per model shared round-robin by its tasks, at most" \
+    "$time_budget each; log $db):"
+  printf '%s\n' "${budget_lines[@]}"
+  db_flag=(--db "$db")
+fi
+"$build/benchmarks/model_e2e" --models-dir "$models" "${db_flag[@]}" "$@"

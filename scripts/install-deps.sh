@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Temper needs, and only those that are missing.
 # Usage: scripts/install-deps.sh [--bench]
-#   --bench  also the libraries the benchmarks compare against (oneDNN, OpenBLAS).
+#   --bench  also the libraries the benchmarks compare against (oneDNN, OpenBLAS, OpenCV's dnn module).
 set -euo pipefail
 
 packages=(
@@ -21,7 +21,7 @@ packages=(
   zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev libtinfo-dev  # LLVM's link deps
 )
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(libdnnl-dev libopenblas-dev)
+  packages+=(libdnnl-dev libopenblas-dev libopencv-dnn-dev)
 fi
 
 missing=()
