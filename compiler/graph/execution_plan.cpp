@@ -5,6 +5,7 @@
 
 #include "compiler/codegen/build.h"
 
+#include "compiler/graph/epilogue_fusion.h"
 #include "compiler/graph/fused_kernel.h"
 #include "compiler/graph/fusion.h"
 #include "compiler/graph/graph_ops.h"
@@ -84,16 +85,13 @@ class PlanBuilder {
   ExecutionPlan plan_;
   std::vector<PrimFunc> scheduled_;
 
-  // A call of the kernel with its arrays' own shapes, or `shapes` where given.
-  void add_kernel(const ScheduledKernel& kernel, std::vector<std::vector<int64_t>> shapes = {}) {
+  // A call of the kernel, each array passed with the shape of its parameter.
+  void add_kernel(const ScheduledKernel& kernel) {
     KernelCall call;
     call.function = kernel.func.name;
     call.args = kernel.args;
     call.num_inputs = kernel.num_inputs;
-    if (shapes.empty()) {
-      for (int id : kernel.args) shapes.push_back(plan_.arrays[id].type.shape);
-    }
-    call.shapes = std::move(shapes);
+    for (const Buffer& param : kernel.func.params) call.shapes.push_back(static_shape(param));
     plan_.calls.push_back(std::move(call));
     scheduled_.push_back(kernel.func);
   }
@@ -140,14 +138,33 @@ class PlanBuilder {
     }
     tuned.num_inputs = static_cast<int>(tuned.args.size());
     tuned.args.push_back(result);
-    std::vector<std::vector<int64_t>> shapes;
-    for (const Buffer& param : tuned.func.params) shapes.push_back(static_shape(param));
-    add_kernel(tuned, std::move(shapes));
-
-    if (task->writes_output && group.nodes.size() == 1) return true;
-    AnchorProduct product{result, task->writes_output};
-    add_kernel(schedule_group(graph_, group, target_, str("e", group.anchor, "_", detail::sanitize(anchor.name)),
-                              &product));
+    if (task->writes_output && group.nodes.size() == 1) {
+      add_kernel(tuned);
+      return true;
+    }
+    AnchorProduct product{result, task->writes_output, static_shape(tuned.func.params.back())};
+    ScheduledKernel epilogue =
+        schedule_group(graph_, group, target_, str("e", group.anchor, "_", detail::sanitize(anchor.name)), &product);
+    // One function when the epilogue moves under the anchor's loops; else two kernels.
+    int product_param = static_cast<int>(
+        std::find(epilogue.args.begin(), epilogue.args.end(), result) - epilogue.args.begin());
+    std::optional<PrimFunc> fused;
+    if (product_param < epilogue.num_inputs) {
+      fused = fuse_epilogue(tuned.func, epilogue.inlined, product_param, tuned.func.name);
+    }
+    if (!fused) {
+      add_kernel(tuned);
+      add_kernel(epilogue);
+      return true;
+    }
+    ScheduledKernel one;
+    one.func = *fused;
+    one.args.assign(tuned.args.begin(), tuned.args.end() - 1);
+    for (int i = 0; i < static_cast<int>(epilogue.args.size()); ++i) {
+      if (i != product_param) one.args.push_back(epilogue.args[i]);
+    }
+    one.num_inputs = tuned.num_inputs + epilogue.num_inputs - 1;
+    add_kernel(one);
     return true;
   }
 

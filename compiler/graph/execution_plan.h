@@ -8,8 +8,9 @@
 // group, as given). A group whose anchor is a tuning task (task_extraction.h: Conv, Gemm,
 // MatMul) gets the task's kernel -- the workload's op, scheduled by `schedules` (the log's
 // best through ApplyHistoryBest) or, without one, by the template's default config --
-// writing the anchor's product, and a second kernel for the rest of the group (the anchor's
-// bias or beta C, then its fused epilogue) when there is any. Where the task's config packs
+// writing the anchor's product; the rest of the group (the anchor's bias or beta C, then
+// its fused epilogue), if any, is moved into that kernel's loops (epilogue_fusion.h), or
+// runs as a second kernel where the schedule cannot take it. Where the task's config packs
 // a constant weight (conv2d's NCHWc blocks, dense's transposed weight: the layout the
 // template wants), the weight is packed once here and the kernel reads the packed
 // constant (schedule_space::Task::apply_prepacked). Every other group is one kernel

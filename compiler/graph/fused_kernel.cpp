@@ -6,6 +6,8 @@
 
 #include "compiler/codegen/build.h"
 #include "compiler/graph/graph_ops.h"
+#include "compiler/graph/graph_ops_common.h"
+#include "compiler/ops/transform.h"
 #include "compiler/te/te.h"
 
 namespace temper::graph {
@@ -24,6 +26,38 @@ std::set<const te::OperationNode*> reachable(const std::vector<te::Tensor>& outp
   return seen;
 }
 
+// t (of shape `from`) seen in shape `to`, the same elements in the same order. Where the
+// two differ only by extents of 1 ([128, 768] as [1, 128, 768]) each index is read
+// directly, so that the view inlines into plain per-dimension reads a schedule can follow
+// (epilogue fusion); otherwise a reshape's flattened index.
+te::Tensor view_as(const te::Tensor& t, const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+  if (from == to) return t;
+  auto without_ones = [](const std::vector<int64_t>& shape) {
+    std::vector<int64_t> dims;
+    for (int64_t d : shape) {
+      if (d != 1) dims.push_back(d);
+    }
+    return dims;
+  };
+  if (without_ones(from) != without_ones(to)) return ops::reshape(t, to, t.name() + "_view");
+  return te::compute(
+      detail::shape_exprs(to),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> index;
+        size_t next = 0;  // the next dimension of `to` that is not 1
+        for (int64_t extent : from) {
+          if (extent == 1) {
+            index.push_back(make_const(DataType::int32(), int64_t{0}));
+            continue;
+          }
+          while (to[next] == 1) ++next;
+          index.push_back(i[next++]);
+        }
+        return t(index);
+      },
+      t.name() + "_view", "injective");
+}
+
 }  // namespace
 
 ScheduledKernel schedule_group(const Graph& graph, const FusedGroup& group, const Target& target,
@@ -35,18 +69,23 @@ ScheduledKernel schedule_group(const Graph& graph, const FusedGroup& group, cons
   std::vector<int> input_ids;               // their arrays
   std::map<ValueId, te::Tensor> tensor_of;  // every value the kernel has a tensor for
   auto external = [&](int id, const TensorType& type, const std::string& value_name) {
-    std::vector<Expr> shape;
-    for (int64_t d : type.shape) shape.push_back(Expr(d));
-    te::Tensor t = te::placeholder(shape, type.dtype, str("in", inputs.size(), "_", detail::sanitize(value_name)));
+    // int32 extents, as the ops library's: a template's loops and these index alike.
+    te::Tensor t = te::placeholder(detail::shape_exprs(type.shape), type.dtype,
+                                   str("in", inputs.size(), "_", detail::sanitize(value_name)));
     inputs.push_back(t);
     input_ids.push_back(id);
     return t;
   };
   for (int n : group.nodes) {
     const Node& node = graph.nodes()[n];
+    // The anchor's result as the tuned kernel wrote it, viewed in the output's shape.
+    auto anchor_result = [&](const std::string& value_name) {
+      const TensorType& type = graph.value(node.outputs[0]).type;
+      te::Tensor t = external(product->id, TensorType{product->shape, type.dtype}, value_name);
+      return view_as(t, product->shape, type.shape);
+    };
     if (product && product->is_output && n == group.anchor) {
-      ValueId out = node.outputs[0];
-      tensor_of[out] = external(out, graph.value(out).type, graph.value(out).name);
+      tensor_of[node.outputs[0]] = anchor_result(graph.value(node.outputs[0]).name);
       continue;
     }
     const GraphOp* op = find_graph_op(node.op);
@@ -72,8 +111,7 @@ ScheduledKernel schedule_group(const Graph& graph, const FusedGroup& group, cons
     }
     std::vector<te::Tensor> outputs;
     if (product && n == group.anchor) {
-      const TensorType& type = graph.value(node.outputs[0]).type;
-      te::Tensor p = external(product->id, type, node.name + "_product");
+      te::Tensor p = anchor_result(node.name + "_product");
       outputs = {op->epilogue ? op->epilogue(graph, node, node_inputs, p) : p};
     } else {
       outputs = op->compute(graph, node, node_inputs);
@@ -126,7 +164,7 @@ ScheduledKernel schedule_group(const Graph& graph, const FusedGroup& group, cons
     params.push_back(t);
     kernel.args.push_back(output_ids[o]);
   }
-  kernel.func = detail::schedule_function(params, num_inputs, name, target);
+  kernel.func = detail::schedule_function(params, num_inputs, name, target, &kernel.inlined);
   return kernel;
 }
 

@@ -33,6 +33,7 @@ struct ScheduledKernel {
   std::vector<int> args;
   int num_inputs = 0;  // the args read; the rest are written
   PrimFunc func;
+  PrimFunc inlined;  // func before the CPU default schedule: what epilogue fusion schedules
 };
 
 // The anchor's result, computed by another kernel into the array `id`: the anchor node's
@@ -40,6 +41,9 @@ struct ScheduledKernel {
 struct AnchorProduct {
   int id = -1;
   bool is_output = false;
+  // The shape the kernel wrote it in: the anchor's output shape, or another view of the
+  // same elements (a matmul's [128, 768] for a [1, 128, 768] MatMul), read through a reshape.
+  std::vector<int64_t> shape;
 };
 
 // UserError for an op without a compute (the node is named). The function is named name.

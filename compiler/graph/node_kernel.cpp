@@ -75,7 +75,7 @@ void inline_elementwise_intermediates(Schedule& s) {
 }
 
 PrimFunc schedule_function(const std::vector<te::Tensor>& params, size_t num_inputs, const std::string& name,
-                           const Target& target) {
+                           const Target& target, PrimFunc* inlined_func) {
   ops::OpInstance instance;
   instance.name = name;
   instance.inputs.assign(params.begin(), params.begin() + static_cast<std::ptrdiff_t>(num_inputs));
@@ -83,6 +83,7 @@ PrimFunc schedule_function(const std::vector<te::Tensor>& params, size_t num_inp
   Schedule inlined(te::create_prim_func(params, name));
   inline_elementwise_intermediates(inlined);
   instance.func = inlined.func();
+  if (inlined_func) *inlined_func = inlined.func();
   return ops::schedule_cpu_default(instance, target).func();
 }
 

@@ -42,8 +42,9 @@ void check_output_type(const Node& node, int index, const te::Tensor& t, const T
 void inline_elementwise_intermediates(Schedule& s);
 // The function over params (the first num_inputs read, the rest written) named name:
 // intermediates inlined as above, then the CPU default schedule for target.
+// inlined (when not null) receives the function before the default schedule.
 PrimFunc schedule_function(const std::vector<te::Tensor>& params, size_t num_inputs, const std::string& name,
-                           const Target& target);
+                           const Target& target, PrimFunc* inlined = nullptr);
 
 }  // namespace detail
 

@@ -106,35 +106,6 @@ int vector_width_for(int64_t extent) {
   return 0;
 }
 
-// Vectorizes the block's innermost spatial loop: moved inside any reduction loops below
-// it, split by a vector width that divides it.
-void vectorize_innermost_spatial(Schedule& s, BlockRV block) {
-  BlockInfo info = block_info(s, s.block_name(block));
-  std::vector<LoopRV> loops = s.get_loops(block);
-  int inner = -1;
-  for (int l = static_cast<int>(loops.size()) - 1; l >= 0; --l) {
-    if (!info.loop_is_reduce[l]) {
-      inner = l;
-      break;
-    }
-  }
-  if (inner < 0) return;
-  int width = vector_width_for(loop_extent(s, loops[inner]));
-  if (width == 0) return;
-  if (inner != static_cast<int>(loops.size()) - 1) {
-    std::vector<LoopRV> order(loops.begin() + inner + 1, loops.end());
-    order.push_back(loops[inner]);
-    if (!try_step([&] { s.reorder(order); })) return;
-  }
-  LoopRV v = loops[inner];
-  if (loop_extent(s, v) > width) {
-    std::vector<LoopRV> parts;
-    if (!try_step([&] { parts = s.split(v, {std::nullopt, width}); })) return;
-    v = parts[1];
-  }
-  try_step([&] { s.vectorize(v); });
-}
-
 // Fuses the leading spatial loops until there are a few chunks per thread, and makes the
 // result parallel.
 void parallelize_outer(Schedule& s, BlockRV block) {
@@ -191,6 +162,33 @@ bool find_gemm(const Schedule& s, const OpInstance& op, std::string& gemm, std::
 }
 
 }  // namespace
+
+void vectorize_innermost_spatial(Schedule& s, BlockRV block) {
+  BlockInfo info = block_info(s, s.block_name(block));
+  std::vector<LoopRV> loops = s.get_loops(block);
+  int inner = -1;
+  for (int l = static_cast<int>(loops.size()) - 1; l >= 0; --l) {
+    if (!info.loop_is_reduce[l]) {
+      inner = l;
+      break;
+    }
+  }
+  if (inner < 0) return;
+  int width = vector_width_for(loop_extent(s, loops[inner]));
+  if (width == 0) return;
+  if (inner != static_cast<int>(loops.size()) - 1) {
+    std::vector<LoopRV> order(loops.begin() + inner + 1, loops.end());
+    order.push_back(loops[inner]);
+    if (!try_step([&] { s.reorder(order); })) return;
+  }
+  LoopRV v = loops[inner];
+  if (loop_extent(s, v) > width) {
+    std::vector<LoopRV> parts;
+    if (!try_step([&] { parts = s.split(v, {std::nullopt, width}); })) return;
+    v = parts[1];
+  }
+  try_step([&] { s.vectorize(v); });
+}
 
 void schedule_gemm_cpu(Schedule& s, BlockRV gemm, int b_read_index, const BlockRV* epilogue, const GemmTiling& t,
                        const BlockRV* b_packing) {

@@ -30,6 +30,11 @@ Schedule schedule_cpu_default(const OpInstance& op);
 Schedule schedule_cpu_tiled(const OpInstance& op);
 Schedule schedule_cpu_staged(const OpInstance& op);
 
+// Vectorizes the block's innermost spatial loop: moved inside any reduction loops below
+// it, split by the widest of 16, 8, 4 lanes that divides it. A step the schedule refuses
+// is skipped.
+void vectorize_innermost_spatial(Schedule& s, BlockRV block);
+
 // The expert GEMM on one reduction block whose last three loops are (i, j, k) over
 // C[.., i, j] += A[.., i, k] * B[.., k, j] (B's read is the block's read region
 // b_read_index). epilogue, if given, is an elementwise consumer fused into the tile

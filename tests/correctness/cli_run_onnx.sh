@@ -61,7 +61,7 @@ match out_built/encoded.npy encoder_expected.npy
 
 echo "== --profile: one line per kernel call, slowest first"
 run run cnn.onnx --repeat 3 --profile
-expect "^profile +[0-9.]+ ms +[0-9.]+%  t[0-9]+_.* -> .*_product float32\[1,8,32,32\]$"
+expect "^profile +[0-9.]+ ms +[0-9.]+%  t0_Conv_0 -> r1 float32\[1,8,32,32\]$"
 kernels=$(grep -oE "^kernels +[0-9]+" <<<"$out" | grep -oE "[0-9]+$")
 [[ $(grep -c "^profile " <<<"$out") -eq "$kernels" ]] || fail "--profile does not print one line per kernel"
 

@@ -1,4 +1,4 @@
-// Execution plans: the memory plan (intermediates share blocks, and no two arrays live in
+// Execution plans: epilogue fusion into a template's schedule, the memory plan (intermediates share blocks, and no two arrays live in
 // one block at once), the schedules of tuning tasks asked of a ScheduleSource, and a
 // model exported as a library, plan and weights, loaded back and run with the same
 // results; damaged, truncated and mismatched files are refused with a clear message.
@@ -11,9 +11,12 @@
 #include <numeric>
 #include <set>
 
+#include "compiler/codegen/build.h"
+#include "compiler/graph/epilogue_fusion.h"
 #include "compiler/graph/executor.h"
 #include "compiler/graph/memory_plan.h"
 #include "compiler/graph/shape_inference.h"
+#include "compiler/ir/functor.h"
 #include "compiler/runtime/file_io.h"
 #include "schedule_space/template.h"
 #include "tests/user_error_test_util.h"
@@ -164,7 +167,7 @@ class RecordingSource : public ops::ScheduleSource {
   std::vector<std::string> asked;
 };
 
-TEST(ExecutionPlan, TuningTasksAskTheScheduleSourceAndEpiloguesRunAfter) {
+TEST(ExecutionPlan, TuningTasksAskTheScheduleSourceAndTakeTheirEpilogues) {
   Graph g = conv_gemm_graph();
   RecordingSource source;
   Target target = Target::parse("llvm");
@@ -173,11 +176,11 @@ TEST(ExecutionPlan, TuningTasksAskTheScheduleSourceAndEpiloguesRunAfter) {
   ASSERT_EQ(source.asked.size(), 2u);
   EXPECT_EQ(source.asked[0].rfind("conv2d:N=1,C=3,H=8,W=8,K=4,", 0), 0u) << source.asked[0];
   EXPECT_EQ(source.asked[1], "dense:M=1,N=5,K=256,bias=1,act=none,dtype=float32");
-  // conv (task), its bias + relu (+ flatten, injective: not fused into a conv) ..., the dense with its bias.
+  // The conv's kernel with its bias and relu moved into its loops; Flatten (injective: it
+  // joins no conv); the dense with its bias.
   std::vector<std::string> functions;
-  for (const KernelCall& c : tuned.plan().calls) functions.push_back(c.function.substr(0, 1));
-  EXPECT_EQ(functions.front(), "t");
-  EXPECT_EQ(functions.back(), "t");
+  for (const KernelCall& c : tuned.plan().calls) functions.push_back(c.function);
+  EXPECT_EQ(functions, (std::vector<std::string>{"t0_conv", "n2_flatten", "t3_fc"}));
   expect_same(tuned.run(random_inputs(g)), GraphExecutor(g, target, ExecutorOptions{.fuse = false}).run(random_inputs(g)));
 }
 
@@ -205,6 +208,43 @@ TEST(ExecutionPlan, AConstantWeightIsPackedOnceInTheTemplatesLayout) {
       int64_t from = ((k * 3 + c) * 3 + 1) * 3 + 2;
       int64_t to = ((((k / kb) * 3 + c) * 3 + 1) * 3 + 2) * kb + k % kb;
       EXPECT_EQ(packed->data.get(to), w.get(from)) << k << "," << c;
+    }
+  }
+}
+
+// fuse_epilogue on a template's matmul and a relu reading its product: one function,
+// the relu's block under the matmul's parallel loop, and the relu of the product.
+TEST(EpilogueFusion, MovesTheEpilogueUnderTheAnchorsParallelLoop) {
+  Target target = Target::parse("llvm");
+  auto task = schedule_space::Task::create(ops::Workload::parse("matmul:M=64,N=48,K=32"), target);
+  PrimFunc anchor = task->apply(task->default_config()).func();
+  te::Tensor product = te::placeholder({Expr(64), Expr(48)}, f32, "product");
+  te::Tensor relu = te::compute(
+      {Expr(64), Expr(48)}, [&](Var i, Var j) { return max(product(i, j), make_const(f32, 0.0)); }, "relu_out");
+  PrimFunc epilogue = te::create_prim_func({product, relu}, "relu");
+  std::optional<PrimFunc> fused = fuse_epilogue(anchor, epilogue, 0, "mm_relu");
+  ASSERT_TRUE(fused.has_value());
+  ASSERT_EQ(fused->params.size(), 3u);  // A, B, then the relu's output
+  // The relu's block is inside a parallel loop.
+  bool under_parallel = false;
+  post_order_visit(fused->body, [&](const temper::Node* n) {
+    if (n->kind != NodeKind::For) return;
+    auto* loop = static_cast<const ForNode*>(n);
+    if (loop->for_kind != ForKind::Parallel) return;
+    post_order_visit(loop->body, [&](const temper::Node* m) {
+      if (m->kind == NodeKind::Block && static_cast<const BlockNode*>(m)->name == "relu_out") under_parallel = true;
+    });
+  });
+  EXPECT_TRUE(under_parallel);
+  PackedFunc f = build({*fused}, target).module->get_function("mm_relu");
+  NDArray a = NDArray::random({64, 32}, f32, 1), b = NDArray::random({32, 48}, f32, 2);
+  NDArray out = NDArray::empty({64, 48}, f32);
+  f({&a, &b, &out});
+  for (int64_t i = 0; i < 64; i += 7) {
+    for (int64_t j = 0; j < 48; j += 5) {
+      double sum = 0;
+      for (int64_t k = 0; k < 32; ++k) sum += a.get(i * 32 + k) * b.get(k * 48 + j);
+      EXPECT_NEAR(out.get(i * 48 + j), std::max(sum, 0.0), 1e-4) << i << "," << j;
     }
   }
 }
