@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "compiler/codegen/build.h"
+#include "compiler/codegen/llvm/host_cpu.h"
 
 #include "compiler/graph/epilogue_fusion.h"
 #include "compiler/graph/fused_kernel.h"
@@ -34,6 +35,8 @@ class PlanBuilder {
       : graph_(graph), target_(target), schedules_(schedules) {
     plan_.graph_name = graph.name;
     plan_.target = target.to_string();
+    plan_.cpu_name = host_cpu_name();
+    plan_.cpu_features = host_cpu_features();
     for (const Value& v : graph.values()) {
       PlannedArray a;
       a.name = v.name;

@@ -22,8 +22,8 @@
 // "temper-execution-plan", version 1: arrays, calls, storage, the target) and a weights
 // file holding the constants' bytes back to back, 64-byte aligned, with its size and
 // FNV-1a hash recorded in the plan. Loading refuses another format or version, a damaged
-// or truncated file, and weights that do not match the plan, with a message saying to
-// rebuild the model.
+// or truncated file, weights that do not match the plan, and a plan built for CPU
+// features this machine lacks, with a message saying to rebuild the model.
 #pragma once
 
 #include <cstdint>
@@ -57,6 +57,10 @@ struct KernelCall {
 struct ExecutionPlan {
   std::string graph_name;
   std::string target;  // Target::to_string() of what the kernels were built for
+  // The building machine's CPU (codegen/llvm/host_cpu.h): "native" code may use any of
+  // its features, so a machine lacking one cannot load the model.
+  std::string cpu_name;
+  std::string cpu_features;  // "+avx2,+fma,-avx512f,..."
   std::vector<PlannedArray> arrays;
   std::vector<int> inputs;   // the graph's inputs, in order
   std::vector<int> outputs;  // the graph's outputs, in order (an output may be an input or constant)

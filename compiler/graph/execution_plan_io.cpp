@@ -1,10 +1,13 @@
 // save_execution_plan / load_execution_plan: the files execution_plan.h describes.
 #include <cstring>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "compiler/codegen/llvm/host_cpu.h"
 #include "compiler/graph/execution_plan.h"
 #include "compiler/ir/error.h"
+#include "compiler/ir/text.h"
 #include "compiler/runtime/file_io.h"
 
 namespace temper::graph {
@@ -73,6 +76,7 @@ void save_execution_plan(const ExecutionPlan& plan, const std::string& plan_path
                {"version", kVersion},
                {"graph", plan.graph_name},
                {"target", plan.target},
+               {"cpu", {{"name", plan.cpu_name}, {"features", plan.cpu_features}}},
                {"tasks", plan.tasks},
                {"arrays", std::move(arrays)},
                {"inputs", plan.inputs},
@@ -111,6 +115,8 @@ ExecutionPlan load_execution_plan(const std::string& plan_path, const std::strin
     }
     plan.graph_name = file.at("graph").get<std::string>();
     plan.target = file.at("target").get<std::string>();
+    plan.cpu_name = file.at("cpu").at("name").get<std::string>();
+    plan.cpu_features = file.at("cpu").at("features").get<std::string>();
     plan.tasks = file.at("tasks").get<int>();
     for (const json& entry : file.at("arrays")) {
       PlannedArray a;
@@ -167,6 +173,19 @@ ExecutionPlan load_execution_plan(const std::string& plan_path, const std::strin
                  plan.storage_bytes[a.storage] >= a.type.size() * a.type.dtype.bytes()),
             str("array '", a.name, "' has no storage block that holds it"));
     }
+  }
+  // Code built for the building machine's features would stop with an illegal instruction.
+  std::vector<std::string> missing;
+  std::stringstream features(plan.cpu_features);
+  for (std::string feature; std::getline(features, feature, ',');) {
+    if (feature.size() > 1 && feature[0] == '+' && !host_has_feature(feature.substr(1))) {
+      missing.push_back(feature.substr(1));
+    }
+  }
+  if (!missing.empty()) {
+    throw UserError(str("model plan '", plan_path, "' was built on a ", plan.cpu_name, " for ", plan.target,
+                        ", whose code may use CPU features this machine (", host_cpu_name(),
+                        ") lacks: ", join(missing, ", "), "; rebuild the model here with `temper build`"));
   }
   return plan;
 }

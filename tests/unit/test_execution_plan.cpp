@@ -332,6 +332,15 @@ TEST_F(ExportedModel, AnotherVersionOrAPlanTheLibraryDoesNotMatchIsRefused) {
   write_file_atomically(path, extra_arg, "plan");
   expect_user_error([&] { GraphExecutor::load(library_); }, {"is damaged", "mismatched arguments"});
 
+  // A plan from a machine with a feature this one lacks.
+  std::string foreign = plan;
+  at = foreign.find("\"features\": \"");
+  ASSERT_NE(at, std::string::npos);
+  foreign.insert(at + 13, "+madeupfeature,");
+  write_file_atomically(path, foreign, "plan");
+  expect_user_error([&] { GraphExecutor::load(library_); },
+                    {"CPU features this machine", "lacks: madeupfeature", "rebuild the model here"});
+
   std::string out_of_range = plan;
   at = out_of_range.find("\"inputs\": [");
   ASSERT_NE(at, std::string::npos);
