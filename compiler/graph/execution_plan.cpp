@@ -5,7 +5,6 @@
 
 #include "compiler/codegen/build.h"
 #include "compiler/codegen/llvm/host_cpu.h"
-
 #include "compiler/graph/epilogue_fusion.h"
 #include "compiler/graph/fused_kernel.h"
 #include "compiler/graph/fusion.h"
@@ -36,7 +35,8 @@ class PlanBuilder {
     plan_.graph_name = graph.name;
     plan_.target = target.to_string();
     plan_.cpu_name = host_cpu_name();
-    plan_.cpu_features = host_cpu_features();
+    // Only code built for this machine's CPU may use all of its features.
+    if (target.mcpu == "native" || target.kind == Target::Kind::C) plan_.cpu_features = host_cpu_features();
     for (const Value& v : graph.values()) {
       PlannedArray a;
       a.name = v.name;

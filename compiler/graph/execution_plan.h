@@ -57,10 +57,10 @@ struct KernelCall {
 struct ExecutionPlan {
   std::string graph_name;
   std::string target;  // Target::to_string() of what the kernels were built for
-  // The building machine's CPU (codegen/llvm/host_cpu.h): "native" code may use any of
-  // its features, so a machine lacking one cannot load the model.
+  // The building machine's CPU (codegen/llvm/host_cpu.h), and for a "native" target its
+  // features: such code may use any of them, so a machine lacking one cannot load it.
   std::string cpu_name;
-  std::string cpu_features;  // "+avx2,+fma,-avx512f,..."
+  std::string cpu_features;  // "+avx2,+fma,-avx512f,..."; empty for other targets
   std::vector<PlannedArray> arrays;
   std::vector<int> inputs;   // the graph's inputs, in order
   std::vector<int> outputs;  // the graph's outputs, in order (an output may be an input or constant)
