@@ -244,20 +244,30 @@ int tune_model(const std::string& model_path, const std::map<std::string, int64_
 
   std::printf("stopped    %s after %d trials in %s\n", stop_reason.c_str(), spent, format_duration(elapsed()).c_str());
   std::printf("task  trials  errors  best\n");
-  bool all_best = true;
+  // A task whose every trial failed is a failed job; one the budget never reached is not.
+  bool all_failed_somewhere = false;
+  int untried = 0;
   for (size_t i = 0; i < tasks.size(); ++i) {
     const ModelTask& t = tasks[i];
     std::printf("%4zu  %6d  %6d  ", i, t.trials, t.errors);
     if (t.best) {
       std::printf("%.3f ms, %.2f GFLOP/s\n", t.best->mean * 1e3, gflops_of(*t.task, t.best->mean));
+    } else if (t.trials == 0) {
+      std::printf("none (no trials)\n");
+      ++untried;
     } else {
-      std::printf("none\n");
-      all_best = false;
+      std::printf("none (every trial failed)\n");
+      all_failed_somewhere = true;
     }
   }
   std::printf("log        %s\n", db_path.c_str());
+  if (untried > 0 && g_signal == 0) {
+    std::fprintf(stderr, "warning: %d of %zu tasks got no trials; builds use their template defaults (give --trials "
+                 "%d or more for %d per task)\n", untried, tasks.size(),
+                 static_cast<int>(tasks.size()) * options.batch_size, options.batch_size);
+  }
   if (g_signal != 0) return 128 + g_signal;
-  return all_best ? 0 : 1;
+  return all_failed_somewhere ? 1 : 0;
 }
 
 }  // namespace

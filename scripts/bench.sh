@@ -41,8 +41,8 @@ if ((trials > 0)); then
   for model in resnet encoder; do
     tune_log="$logs/model_e2e_tune_$model.log"
     echo "bench.sh: tuning $model ($trials trials, at most $time_budget; output in $tune_log)"
-    # temper tune exits 1 when some task got no trial (a budget smaller than its task
-    # count); the figures are still meaningful, so only a run that never finished fails.
+    # A task whose every trial failed makes temper tune exit 1; the other tasks' figures
+    # still count, so only a run that never finished fails here.
     status=0
     "$build/cli/temper" tune "$models/$model.onnx" --db "$db" --trials "$trials" --time-budget "$time_budget" \
       >"$tune_log" 2>&1 || status=$?

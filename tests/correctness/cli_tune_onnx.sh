@@ -65,6 +65,11 @@ expect "^model +encoder.onnx: [0-9]+ nodes, 4 tasks$"
 expect "^ +0 +4 +[0-9]+ +matmul:M=16,N=64,K=64,"
 expect "^ +1 +2 +[0-9]+ +batch_matmul:B=4,M=16,N=16,K=16,"
 
+echo "== a budget smaller than the task count: the untried tasks are named, and the job succeeds"
+run tune encoder.onnx --db enc_small.db --trials 4 --tuner random --seed 1 "${fast[@]}"
+expect "^ +1 +0 +0 +none \(no trials\)$"
+expect "^warning: 3 of 4 tasks got no trials; builds use their template defaults \(give --trials 16 or more for 4 per task\)$"
+
 echo "== refused"
 /usr/bin/python3 -c '
 import onnx
