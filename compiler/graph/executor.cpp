@@ -56,7 +56,10 @@ std::string GraphExecutor::weights_path_for(const std::string& library_path) {
 }
 
 void GraphExecutor::export_library(const std::string& library_path) const {
-  TEMPER_CHECK(functions_.size() == plan_.calls.size(), "export_library: the executor has no compiled kernels");
+  if (scheduled_.empty() && !plan_.calls.empty()) {
+    throw UserError(str("cannot export ", library_path, ": this executor was loaded from a built model, which holds "
+                        "no kernels to compile; export from an executor made from the graph"));
+  }
   if (!scheduled_.empty()) temper::export_library(scheduled_, target_, library_path);
   save_execution_plan(plan_, plan_path_for(library_path), weights_path_for(library_path));
 }

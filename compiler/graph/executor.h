@@ -56,7 +56,7 @@ class GraphExecutor {
   // library that lacks a kernel of the plan, saying to rebuild.
   static std::unique_ptr<GraphExecutor> load(const std::string& library_path);
   // Writes the kernels as one shared library at library_path (LLVM targets), and the plan
-  // and weights beside it. Only for an executor made from a graph.
+  // and weights beside it. UserError for a loaded executor (it has no kernels to compile).
   void export_library(const std::string& library_path) const;
   static std::string plan_path_for(const std::string& library_path);
   static std::string weights_path_for(const std::string& library_path);

@@ -280,6 +280,8 @@ TEST_F(ExportedModel, LoadsAndRunsAsBuilt) {
   Comparison c = compare(actual[0], expected[0], 0, 0);
   EXPECT_TRUE(c.ok()) << c.message;
   expect_user_error([&] { loaded->run({}); }, {"input 'x'", "float32[1,3,8,8]", "is not given"});
+  expect_user_error([&] { loaded->export_library((dir_ / "again.so").string()); },
+                    {"loaded from a built model", "export from an executor made from the graph"});
 }
 
 TEST_F(ExportedModel, MissingFilesAreNamed) {
