@@ -70,9 +70,7 @@ class PlanBuilder {
       }
     }
     if (fused && add_tuned_anchor(group)) return;
-    const Node& anchor = graph_.nodes()[group.anchor];
-    std::string name = str(group.nodes.size() == 1 ? "n" : "f", group.anchor, "_", detail::sanitize(anchor.name));
-    add_kernel(schedule_group(graph_, group, target_, name));
+    add_kernel(schedule_group(graph_, group, target_, kernel_name(graph_, group)));
   }
 
   PlanKernels finish() {
@@ -131,7 +129,7 @@ class PlanBuilder {
 
     ScheduledKernel tuned;
     tuned.func = prepacked ? prepacked->compute.func() : schedule->func();
-    tuned.func.name = str("t", group.anchor, "_", detail::sanitize(anchor.name));
+    tuned.func.name = kernel_name(graph_, group, "t");
     int result = anchor.outputs[0];
     if (!task->writes_output) result = add_array(anchor.name + "_product", graph_.value(anchor.outputs[0]).type);
     for (size_t i = 0; i < task->inputs.size(); ++i) {
@@ -146,8 +144,7 @@ class PlanBuilder {
       return true;
     }
     AnchorProduct product{result, task->writes_output, static_shape(tuned.func.params.back())};
-    ScheduledKernel epilogue =
-        schedule_group(graph_, group, target_, str("e", group.anchor, "_", detail::sanitize(anchor.name)), &product);
+    ScheduledKernel epilogue = schedule_group(graph_, group, target_, kernel_name(graph_, group, "e"), &product);
     // One function when the epilogue moves under the anchor's loops; else two kernels.
     int product_param = static_cast<int>(
         std::find(epilogue.args.begin(), epilogue.args.end(), result) - epilogue.args.begin());

@@ -168,10 +168,13 @@ ScheduledKernel schedule_group(const Graph& graph, const FusedGroup& group, cons
   return kernel;
 }
 
+std::string kernel_name(const Graph& graph, const FusedGroup& group, const char* prefix) {
+  if (!prefix) prefix = group.nodes.size() == 1 ? "n" : "f";
+  return str(prefix, group.anchor, "_", detail::sanitize(graph.nodes().at(group.anchor).name));
+}
+
 NodeKernel compile_group(const Graph& graph, const FusedGroup& group, const Target& target) {
-  const Node& anchor = graph.nodes().at(group.anchor);
-  // The anchor's index keeps names unique where sanitising made two node names alike.
-  std::string name = str(group.nodes.size() == 1 ? "n" : "f", group.anchor, "_", detail::sanitize(anchor.name));
+  std::string name = kernel_name(graph, group);
   ScheduledKernel scheduled = schedule_group(graph, group, target, name);
   NodeKernel kernel;
   kernel.args.assign(scheduled.args.begin(), scheduled.args.end());

@@ -46,6 +46,11 @@ struct AnchorProduct {
   std::vector<int64_t> shape;
 };
 
+// "<prefix><anchor index>_<anchor name>", the prefix "n" for a lone node and "f" for a
+// fused group unless given: the index keeps names unique where sanitising made two node
+// names alike.
+std::string kernel_name(const Graph& graph, const FusedGroup& group, const char* prefix = nullptr);
+
 // UserError for an op without a compute (the node is named). The function is named name.
 ScheduledKernel schedule_group(const Graph& graph, const FusedGroup& group, const Target& target,
                                const std::string& name, const AnchorProduct* product = nullptr);
