@@ -31,17 +31,28 @@ TimingResult time_function(const std::function<void()>& fn, const TimingOptions&
   fn();
   double once = std::chrono::duration<double>(clock::now() - t0).count();
   TimingResult r;
-  double calls_for_min_time = std::ceil(options.min_repeat_ms / 1000.0 / std::max(once, 1e-9));
-  r.calls_per_group = std::max(options.number, static_cast<int>(std::min(calls_for_min_time, 1e9)));
+  constexpr double kMaxCalls = 1e9;
+  const double min_s = options.min_repeat_ms / 1000.0;
+  double calls = std::max<double>(options.number, std::min(std::ceil(min_s / std::max(once, 1e-9)), kMaxCalls));
   for (int g = 0; g < options.repeat; ++g) {
     if (g > 0 && options.cooldown_ms > 0) {
       std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options.cooldown_ms));
     }
     if (options.flush_cache) flush_caches();
     auto start = clock::now();
-    for (int i = 0; i < r.calls_per_group; ++i) fn();
-    r.group_s.push_back(std::chrono::duration<double>(clock::now() - start).count() / r.calls_per_group);
+    for (int i = 0; i < static_cast<int>(calls); ++i) fn();
+    double group = std::chrono::duration<double>(clock::now() - start).count();
+    // One call's time misled the count (that call waited for a sleeping thread, say):
+    // more calls, 20% over the minimum, and the groups start again.
+    if (group < min_s && calls < kMaxCalls) {
+      calls = std::min(kMaxCalls, std::max(calls * 2, std::ceil(calls * 1.2 * min_s / std::max(group, 1e-9))));
+      r.group_s.clear();
+      g = -1;
+      continue;
+    }
+    r.group_s.push_back(group / calls);
   }
+  r.calls_per_group = static_cast<int>(calls);
   std::vector<double> sorted = r.group_s;
   std::sort(sorted.begin(), sorted.end());
   r.median_s = sorted[sorted.size() / 2];
