@@ -13,10 +13,11 @@
 #include <set>
 
 #include "cli/command_line.h"
-#include "cli/model_executor.h"
 #include "cli/commands.h"
+#include "cli/model_executor.h"
 #include "cli/workload_schedule.h"
 #include "compiler/codegen/build.h"
+#include "compiler/codegen/gpu/gpu_module.h"
 #include "compiler/graph/executor.h"
 #include "compiler/graph/onnx_import.h"
 #include "compiler/ir/text.h"
@@ -47,11 +48,18 @@ Measured measure(const ops::OpInstance& op, const Schedule& sch, const Target& t
   m.check = ops::run_and_check(f, data);
   if (!m.check.ok()) throw UserError(str("wrong result: ", m.check.message));
   std::vector<NDArray*> args = data.args();
-  m.timing = time_function([&] { f(args); }, repeat, min_repeat_ms);
+  TimingOptions options;
+  options.repeat = repeat;
+  options.min_repeat_ms = min_repeat_ms;
+  // A GPU function called on host tensors copies them each call: time the kernels alone.
+  auto* gpu = dynamic_cast<GpuModule*>(m.build.module.get());
+  m.timing = gpu ? gpu->time(op.func.name, args, options) : time_function([&] { f(args); }, options);
   return m;
 }
 
-void print_line(const char* label, const std::string& text) { std::printf("%-10s %s\n", label, text.c_str()); }
+void print_line(const char* label, const std::string& text) {
+  std::printf("%-10s %s\n", label, text.c_str());
+}
 
 std::string format_ms(double s) {
   char buf[64];
@@ -167,18 +175,20 @@ int run_model(const std::vector<std::string>& args) {
   po::options_description desc(
       "temper run MODEL: compile an ONNX model (with the best schedules of a tuning log, or the defaults) or load "
       "one `temper build` wrote, run it on the given inputs, print its outputs and latency");
-  desc.add_options()
-      ("db", po::value(&db), "compile each tunable op with the best record of this tuning log (MODEL.onnx only)")
-      ("input", po::value(&input_flags)->composing(), "NAME=FILE.npy: an input's data (repeatable); inputs not given "
-       "get random data")
-      ("dim", po::value(&dim_flags)->composing(), "NAME=N: the size of the model's dynamic dimension NAME (repeatable)")
-      ("repeat", po::value(&repeat)->default_value(10), "timed runs after the first; the median and min are printed")
-      ("output-dir", po::value(&output_dir), "write each output as DIR/NAME.npy (DIR is created when missing)")
-      ("target", po::value(&target_text), "target string: llvm [-mcpu=...], c (default llvm -mcpu=native; a built "
-       "model runs on the target it was built for)")
-      ("threads", po::value(&threads)->default_value(0), "threads for parallel loops (0: one per core)")
-      ("seed", po::value(&seed)->default_value(0), "seed of the random data for inputs not given")
-      ("profile", po::bool_switch(&profile), "print each kernel's median time and share of the run, slowest first");
+  desc.add_options()("db", po::value(&db),
+                     "compile each tunable op with the best record of this tuning log (MODEL.onnx only)")(
+      "input", po::value(&input_flags)->composing(),
+      "NAME=FILE.npy: an input's data (repeatable); inputs not given "
+      "get random data")("dim", po::value(&dim_flags)->composing(),
+                         "NAME=N: the size of the model's dynamic dimension NAME (repeatable)")(
+      "repeat", po::value(&repeat)->default_value(10), "timed runs after the first; the median and min are printed")(
+      "output-dir", po::value(&output_dir), "write each output as DIR/NAME.npy (DIR is created when missing)")(
+      "target", po::value(&target_text),
+      "target string: llvm [-mcpu=...], c (default llvm -mcpu=native; a built "
+      "model runs on the target it was built for)")("threads", po::value(&threads)->default_value(0),
+                                                    "threads for parallel loops (0: one per core)")(
+      "seed", po::value(&seed)->default_value(0), "seed of the random data for inputs not given")(
+      "profile", po::bool_switch(&profile), "print each kernel's median time and share of the run, slowest first");
   std::vector<std::string> positionals;
   po::variables_map vm;
   if (!parse_command_line(args, usage, desc, "MODEL", 1, 1, positionals, vm)) return 0;
@@ -299,13 +309,13 @@ int cmd_run(const std::vector<std::string>& args) {
   bool compare_naive = false;
   po::options_description desc("temper run: compile a workload, check it against the reference, time it");
   add_schedule_options(desc, choice);
-  desc.add_options()
-      ("target", po::value(&target_text)->default_value("llvm -mcpu=native"), "target string: llvm [-mcpu=...], c")
-      ("repeat", po::value(&repeat)->default_value(7), "timed groups of calls; the median is reported")
-      ("min-repeat-ms", po::value(&min_repeat_ms)->default_value(100), "minimum length of one group")
-      ("threads", po::value(&threads)->default_value(0), "threads for parallel loops (0: one per core)")
-      ("compare-naive", po::bool_switch(&compare_naive), "also time the naive schedule and print the speed-up")
-      ("save-trace", po::value(&save_trace), "write the schedule's trace (JSON) to this file");
+  desc.add_options()("target", po::value(&target_text)->default_value("llvm -mcpu=native"),
+                     "target string: llvm [-mcpu=...], c")("repeat", po::value(&repeat)->default_value(7),
+                                                           "timed groups of calls; the median is reported")(
+      "min-repeat-ms", po::value(&min_repeat_ms)->default_value(100), "minimum length of one group")(
+      "threads", po::value(&threads)->default_value(0), "threads for parallel loops (0: one per core)")(
+      "compare-naive", po::bool_switch(&compare_naive), "also time the naive schedule and print the speed-up")(
+      "save-trace", po::value(&save_trace), "write the schedule's trace (JSON) to this file");
   std::string workload_text;
   if (!parse_command_line(args, usage, desc, workload_text)) return 0;
   if (threads < 0) throw UserError(str("--threads must be 0 (all cores) or positive, got ", threads));
@@ -327,7 +337,8 @@ int cmd_run(const std::vector<std::string>& args) {
   print_line("target", target.to_string() + ", " + std::to_string(temper_get_num_threads()) + " threads");
   print_line("schedule", schedule_name);
   Measured m = measure(op, sch, target, data, repeat, min_repeat_ms);
-  print_line("compile", "lower " + format_ms(m.build.lower_seconds) + ", codegen " + format_ms(m.build.codegen_seconds));
+  print_line("compile",
+             "lower " + format_ms(m.build.lower_seconds) + ", codegen " + format_ms(m.build.codegen_seconds));
   char err[64];
   std::snprintf(err, sizeof err, "%.2g", m.check.max_abs_error);
   print_line("check", std::string("ok, max abs error ") + err + " against the reference");
@@ -341,8 +352,8 @@ int cmd_run(const std::vector<std::string>& args) {
     char ratio[64];
     std::snprintf(ratio, sizeof ratio, "%.2fx", def.timing.median_s / m.timing.median_s);
     std::string speed = op.flops > 0 ? format_gflops(op.flops, def.timing.median_s) + ", " : "";
-    print_line("default", speed + "median " + format_ms(def.timing.median_s) + "; tuned is " + ratio +
-                              " the default's speed");
+    print_line("default",
+               speed + "median " + format_ms(def.timing.median_s) + "; tuned is " + ratio + " the default's speed");
   }
 
   if (compare_naive) {

@@ -1,5 +1,6 @@
-// temper tune: search a workload's template space, logging every measurement; or, given
-// a .onnx model, the spaces of all its tasks (graph/task_extraction.h), round-robin.
+// temper tune: search a workload's template space, logging every measurement, for one
+// target or for several at once (one job per target on its own thread); or, given a .onnx
+// model, the spaces of all its tasks (graph/task_extraction.h), round-robin, for one target.
 #include <unistd.h>
 
 #include <atomic>
@@ -7,6 +8,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -15,8 +17,10 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/duration.h"
+#include "compiler/codegen/gpu/nvrtc.h"
 #include "compiler/graph/onnx_import.h"
 #include "compiler/graph/task_extraction.h"
+#include "compiler/runtime/gpu/gpu_device.h"
 #include "cost_model/cost_model.h"
 #include "search/featurize.h"
 #include "search/model_tuner.h"
@@ -42,6 +46,17 @@ void request_stop(int sig) {
   g_signal = sig;
 }
 
+// "trials 8/200  best 12.34 GFLOP/s  errors 0  elapsed 1m05s  eta 20m"
+std::string progress_text(const search::TuneProgress& p) {
+  char best[48] = "-";
+  if (p.best_gflops > 0) std::snprintf(best, sizeof best, "%.2f GFLOP/s", p.best_gflops);
+  std::string eta = p.eta_s < 0 ? "?" : format_duration(p.eta_s);
+  char line[256];
+  std::snprintf(line, sizeof line, "trials %d/%d  best %s  errors %d  elapsed %s  eta %s", p.trials_done,
+                p.trials_total, best, p.errors, format_duration(p.elapsed_s).c_str(), eta.c_str());
+  return line;
+}
+
 // One line that rewrites itself on a terminal; one plain line per batch in a log file.
 class ProgressLine {
  public:
@@ -49,17 +64,12 @@ class ProgressLine {
   ~ProgressLine() { finish(); }
 
   void update(const search::TuneProgress& p) {
-    char best[48] = "-";
-    if (p.best_gflops > 0) std::snprintf(best, sizeof best, "%.2f GFLOP/s", p.best_gflops);
-    std::string eta = p.eta_s < 0 ? "?" : format_duration(p.eta_s);
-    char line[256];
-    std::snprintf(line, sizeof line, "trials %d/%d  best %s  errors %d  elapsed %s  eta %s", p.trials_done,
-                  p.trials_total, best, p.errors, format_duration(p.elapsed_s).c_str(), eta.c_str());
+    std::string line = progress_text(p);
     if (tty_) {
-      std::fprintf(stderr, "\r%-100s", line);
+      std::fprintf(stderr, "\r%-100s", line.c_str());
       open_ = true;
     } else {
-      std::fprintf(stderr, "%s\n", line);
+      std::fprintf(stderr, "%s\n", line.c_str());
     }
     std::fflush(stderr);
   }
@@ -139,6 +149,179 @@ void warn_if_busy() {
 
 double gflops_of(const schedule_space::Task& task, double seconds) {
   return task.op().flops > 0 ? task.op().flops / seconds * 1e-9 : 0;
+}
+
+// ---- the targets of a job ----
+
+// The --target flags as targets, in order ("llvm -mcpu=native" when none is given); a
+// target given twice (in any spelling) is refused.
+std::vector<Target> parse_targets(const std::vector<std::string>& texts) {
+  std::vector<Target> targets;
+  for (const std::string& text : texts) {
+    Target target = Target::parse(text);
+    for (const Target& earlier : targets) {
+      if (earlier == target) throw UserError(str("--target '", target.to_string(), "' is given twice"));
+    }
+    targets.push_back(target);
+  }
+  if (targets.empty()) targets.push_back(Target::parse("llvm -mcpu=native"));
+  return targets;
+}
+
+// The targets this machine can measure, as target strings with their device: what to
+// offer when a --target cannot run here.
+std::string runnable_targets() {
+  std::string list = "llvm -mcpu=native";
+  bool have_nvrtc = nvrtc_available(nullptr);
+  for (const GpuAvailability& kind : probe_gpu_targets()) {
+    if (kind.kind == Target::Kind::CUDA && !have_nvrtc) continue;
+    for (size_t i = 0; i < kind.devices.size(); ++i) {
+      const GpuDeviceInfo& info = kind.devices[i];
+      list += kind.kind == Target::Kind::CUDA ? str(", cuda -arch=", info.version, " -device=", i, " (", info.name, ")")
+                                              : str(", opencl -device=", i, " (", info.name, ")");
+    }
+  }
+  return list;
+}
+
+// Stops the command before any work when a target cannot be tuned here: the C target
+// (never), a GPU target whose device does not open, cuda without NVRTC. The message
+// names each such target and why, and lists the targets this machine can run.
+void check_targets_runnable(const std::vector<Target>& targets) {
+  std::string problems;
+  for (const Target& target : targets) {
+    search::check_tunable_target(target);
+    if (!target.is_gpu()) continue;
+    std::string why;
+    bool compiles = target.kind != Target::Kind::CUDA || nvrtc_available(&why);
+    if (compiles) {
+      try {
+        open_gpu_device(target);
+      } catch (const UserError& e) {
+        why = e.what();
+      }
+    }
+    if (!why.empty()) problems += str(problems.empty() ? "" : "\n", "target '", target.to_string(), "': ", why);
+  }
+  if (problems.empty()) return;
+  throw UserError(str("this machine cannot run what --target asks:\n", problems,
+                      "\ntargets it can run: ", runnable_targets(), " (`temper devices` says more)"));
+}
+
+// What the end of a job prints, each line after prefix ("" for a job of one target).
+void print_job_result(const std::string& prefix, const schedule_space::Task& task, const search::TuneResult& result) {
+  const char* p = prefix.c_str();
+  if (result.trials_resumed > 0) {
+    std::printf("%sresumed    %d trials were already in the log\n", p, result.trials_resumed);
+  }
+  std::printf("%smeasured   %d trials, %d failed, in %s (compiling %s, timing %s)\n", p, result.trials_measured,
+              result.errors, format_duration(result.wall_s).c_str(), format_duration(result.compile_s).c_str(),
+              format_duration(result.run_s).c_str());
+  std::printf("%sstopped    %s\n", p, result.stop_reason.c_str());
+  if (result.best) {
+    double ms = result.best->mean * 1e3;
+    double gf = gflops_of(task, result.best->mean);
+    std::printf("%sbest       %.3f ms", p, ms);
+    if (gf > 0) std::printf(", %.2f GFLOP/s", gf);
+    std::printf("\n%sconfig     %s\n", p, result.best->config.dump().c_str());
+  } else {
+    std::printf("%sbest       none: no trial has succeeded yet\n", p);
+  }
+}
+
+// ---- temper tune WORKLOAD --target A --target B ... ----
+
+// One target's job: its own task, tuner, log connection, builder and runner, run on its
+// own thread.
+struct TargetJob {
+  Target target;
+  std::string prefix;  // "[opencl] ": what its lines start with
+  std::unique_ptr<schedule_space::Task> task;
+  JobTuner tuner;
+  std::unique_ptr<tuning_db::SQLiteDatabase> db;
+  std::unique_ptr<measure::Builder> builder;
+  std::unique_ptr<measure::Runner> runner;
+  search::TuneResult result;
+  std::exception_ptr failure;  // what ended the job, when something did
+};
+
+// Tunes the workload for every target at once; the jobs share the machine (a CPU target
+// times alone) and the log file, through a connection each. Returns the exit status; an
+// error that ended a job is thrown once every job has finished and printed its result.
+int tune_targets(const ops::Workload& workload, const std::vector<Target>& targets, const std::string& db_path,
+                 const TunerChoice& choice, search::TuneOptions options, const measure::BuilderOptions& builder_options,
+                 const measure::RunnerOptions& runner_options) {
+  std::vector<TargetJob> jobs(targets.size());
+  for (size_t i = 0; i < targets.size(); ++i) {
+    jobs[i].target = targets[i];
+    jobs[i].prefix = str("[", targets[i].to_string(), "] ");
+    jobs[i].task = schedule_space::Task::create(workload, targets[i]);
+    jobs[i].tuner = prepare_tuner(*jobs[i].task, choice);
+  }
+  for (TargetJob& job : jobs) {
+    job.db = std::make_unique<tuning_db::SQLiteDatabase>(db_path);
+    finish_tuner(job.tuner, *job.task, choice, *job.db);
+    job.builder = std::make_unique<measure::Builder>(builder_options);
+    job.runner = std::make_unique<measure::Runner>(runner_options);
+  }
+
+  std::printf("workload   %s\n", workload.to_string().c_str());
+  std::printf("tuner      %s, seed %llu, %d trials per target, %zu targets at once\n", choice.name.c_str(),
+              static_cast<unsigned long long>(choice.seed), options.trials, jobs.size());
+  for (const TargetJob& job : jobs) {
+    std::printf("%stemplate   %s, %lld configs\n", job.prefix.c_str(), job.task->tmpl().name.c_str(),
+                static_cast<long long>(job.task->space().size()));
+    if (choice.name == "xgb") std::printf("%smodel      %s\n", job.prefix.c_str(), job.tuner.model_line.c_str());
+  }
+  warn_if_busy();
+  std::fflush(stdout);
+
+  measure::MachineShare share;
+  options.machine_share = &share;
+  g_stop = false;
+  std::signal(SIGINT, request_stop);
+  std::signal(SIGTERM, request_stop);
+  std::vector<std::thread> threads;
+  for (TargetJob& job : jobs) {
+    threads.emplace_back([&job, &options] {
+      try {
+        job.result = search::tune(
+            *job.task, *job.tuner.tuner, *job.builder, *job.runner, *job.db, options,
+            [&job](const search::TuneProgress& p) {
+              // One call per line: stdio locks the stream for it, so the jobs' lines never mix.
+              std::fprintf(stderr, "%s%s\n", job.prefix.c_str(), progress_text(p).c_str());
+            },
+            &g_stop);
+      } catch (...) {
+        job.failure = std::current_exception();
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+
+  bool every_target_has_a_best = true;
+  std::exception_ptr first_failure;
+  for (const TargetJob& job : jobs) {
+    if (job.failure) {
+      if (!first_failure) first_failure = job.failure;
+      try {
+        std::rethrow_exception(job.failure);
+      } catch (const std::exception& e) {
+        std::printf("%sfailed     %s\n", job.prefix.c_str(), e.what());
+      }
+      continue;
+    }
+    print_job_result(job.prefix, *job.task, job.result);
+    every_target_has_a_best = every_target_has_a_best && job.result.best.has_value();
+  }
+  std::printf("log        %s (apply it: temper run '%s' --target TARGET --db %s)\n", db_path.c_str(),
+              workload.to_string().c_str(), db_path.c_str());
+  std::fflush(stdout);
+  if (first_failure) std::rethrow_exception(first_failure);
+  if (g_signal != 0) return 128 + g_signal;
+  return every_target_has_a_best ? 0 : 1;
 }
 
 // ---- temper tune MODEL.onnx ----
@@ -262,9 +445,10 @@ int tune_model(const std::string& model_path, const std::map<std::string, int64_
   }
   std::printf("log        %s\n", db_path.c_str());
   if (untried > 0 && g_signal == 0) {
-    std::fprintf(stderr, "warning: %d of %zu tasks got no trials; builds use their template defaults (give --trials "
-                 "%d or more for %d per task)\n", untried, tasks.size(),
-                 static_cast<int>(tasks.size()) * options.batch_size, options.batch_size);
+    std::fprintf(stderr,
+                 "warning: %d of %zu tasks got no trials; builds use their template defaults (give --trials "
+                 "%d or more for %d per task)\n",
+                 untried, tasks.size(), static_cast<int>(tasks.size()) * options.batch_size, options.batch_size);
   }
   if (g_signal != 0) return 128 + g_signal;
   return all_failed_somewhere ? 1 : 0;
@@ -274,13 +458,13 @@ int tune_model(const std::string& model_path, const std::map<std::string, int64_
 
 int cmd_tune(const std::vector<std::string>& args) {
   const std::string usage =
-      "usage: temper tune WORKLOAD --db FILE [--target T] [--trials N] [--tuner random|grid|ga|xgb] "
+      "usage: temper tune WORKLOAD --db FILE [--target T ...] [--trials N] [--tuner random|grid|ga|xgb] "
       "[--time-budget 8h] [--early-stopping N] [--seed N]\n"
       "       temper tune MODEL.onnx --db FILE [--dim NAME=N ...] [the same flags]   (all the model's tasks, "
       "sharing --trials)\n"
       "                    [--transfer | --model FILE] [--save-model FILE]   (these three with --tuner xgb)";
-  std::string target_text, db_path, tuner_name, time_budget, model_path, save_model_path;
-  std::vector<std::string> dim_flags;
+  std::string db_path, tuner_name, time_budget, model_path, save_model_path;
+  std::vector<std::string> target_texts, dim_flags;
   bool transfer = false;
   uint64_t seed = 0;
   search::TuneOptions options;
@@ -290,7 +474,9 @@ int cmd_tune(const std::vector<std::string>& args) {
   // clang-format off
   desc.add_options()
       ("db", po::value(&db_path), "the tuning log (SQLite); created if missing, appended to otherwise")
-      ("target", po::value(&target_text)->default_value("llvm -mcpu=native"), "target string: llvm [-mcpu=...]")
+      ("target", po::value(&target_texts)->composing(),
+       "target string: llvm [-mcpu=...] (default llvm -mcpu=native), cuda -arch=sm_90 [-device=N], opencl "
+       "[-device=N]; give it several times to tune for several targets at once")
       ("trials", po::value(&options.trials)->default_value(200),
        "configs to measure, those already in the log included; for a model, shared by its tasks")
       ("dim", po::value(&dim_flags)->composing(), "model: NAME=N, the size of the dynamic dimension NAME (repeatable)")
@@ -356,19 +542,31 @@ int cmd_tune(const std::vector<std::string>& args) {
     }
   }
 
+  std::vector<Target> targets = parse_targets(target_texts);
+  if (targets.size() > 1) {
+    if (!model_path.empty()) throw UserError("--model starts one target's tuner; give one --target with it");
+    if (!save_model_path.empty()) throw UserError("--save-model saves one target's model; give one --target with it");
+  }
+
   TunerChoice choice{tuner_name, seed, transfer, model_path};
   if (workload_text.ends_with(".onnx")) {
     if (options.early_stopping > 0) {
       throw UserError("--early-stopping applies to one workload; a model's tasks share --trials round-robin");
     }
     if (!save_model_path.empty()) throw UserError("--save-model saves one task's model; give a workload, not a model");
-    return tune_model(workload_text, parse_dim_flags(dim_flags), Target::parse(target_text), db_path, choice, options,
-                      builder_options, runner_options);
+    if (targets.size() > 1) throw UserError("tune MODEL.onnx tunes for one --target; run it once per target");
+    check_targets_runnable(targets);
+    return tune_model(workload_text, parse_dim_flags(dim_flags), targets[0], db_path, choice, options, builder_options,
+                      runner_options);
   }
   if (!dim_flags.empty()) throw UserError("--dim sizes a model's dynamic dimensions; give a .onnx model");
 
   ops::Workload workload = ops::Workload::parse(workload_text);
-  Target target = Target::parse(target_text);
+  check_targets_runnable(targets);
+  if (targets.size() > 1) {
+    return tune_targets(workload, targets, db_path, choice, options, builder_options, runner_options);
+  }
+  const Target& target = targets[0];
   std::unique_ptr<schedule_space::Task> task = schedule_space::Task::create(workload, target);
   JobTuner job = prepare_tuner(*task, choice);
   tuning_db::SQLiteDatabase db(db_path);
@@ -396,20 +594,7 @@ int cmd_tune(const std::vector<std::string>& args) {
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
 
-  if (result.trials_resumed > 0) std::printf("resumed    %d trials were already in the log\n", result.trials_resumed);
-  std::printf("measured   %d trials, %d failed, in %s (compiling %s, timing %s)\n", result.trials_measured,
-              result.errors, format_duration(result.wall_s).c_str(), format_duration(result.compile_s).c_str(),
-              format_duration(result.run_s).c_str());
-  std::printf("stopped    %s\n", result.stop_reason.c_str());
-  if (result.best) {
-    double ms = result.best->mean * 1e3;
-    double gf = gflops_of(*task, result.best->mean);
-    std::printf("best       %.3f ms", ms);
-    if (gf > 0) std::printf(", %.2f GFLOP/s", gf);
-    std::printf("\nconfig     %s\n", result.best->config.dump().c_str());
-  } else {
-    std::printf("best       none: no trial has succeeded yet\n");
-  }
+  print_job_result("", *task, result);
   if (!save_model_path.empty()) {
     auto* model_tuner = dynamic_cast<search::ModelTuner*>(tuner.get());
     TEMPER_CHECK(model_tuner != nullptr, "--save-model with a tuner that has no model");

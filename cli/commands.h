@@ -15,5 +15,6 @@ int cmd_db(const std::vector<std::string>& args);
 int cmd_tune(const std::vector<std::string>& args);
 int cmd_model(const std::vector<std::string>& args);
 int cmd_build(const std::vector<std::string>& args);
+int cmd_devices(const std::vector<std::string>& args);
 
 }  // namespace temper::cli

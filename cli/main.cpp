@@ -22,6 +22,7 @@ const char* kUsage =
     "  ops [OP]                                     list the operators and their parameters\n"
     "  db SUBCOMMAND --db FILE                      list, inspect, merge, prune a tuning log\n"
     "  model train|eval --db FILE                   fit a cost model on a tuning log, or judge one against it\n"
+    "  devices [--json]                             the targets this machine can run, and why not the others\n"
     "\n"
     "A workload is one string: matmul:M=1024,N=1024,K=1024 or\n"
     "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1. `temper COMMAND --help` for options.\n";
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
     if (command == "tune") return temper::cli::cmd_tune(args);
     if (command == "model") return temper::cli::cmd_model(args);
     if (command == "build") return temper::cli::cmd_build(args);
+    if (command == "devices") return temper::cli::cmd_devices(args);
     std::cerr << "temper: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const temper::UserError& e) {

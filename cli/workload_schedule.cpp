@@ -4,6 +4,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "compiler/ops/gpu_schedules.h"
 #include "search/apply_history_best.h"
 #include "tuning_db/sqlite_database.h"
 
@@ -12,12 +13,12 @@ namespace po = boost::program_options;
 namespace temper::cli {
 
 void add_schedule_options(po::options_description& desc, ScheduleChoice& choice) {
-  desc.add_options()
-      ("db", po::value(&choice.db), "apply the best record of this tuning log (the default schedule if it has none)")
-      ("trace", po::value(&choice.trace_file), "replay the schedule trace (JSON) in this file")
-      ("schedule", po::value(&choice.schedule)->default_value("default"),
-       "without --db or --trace: 'naive' (the loop nest as defined) or 'default' (the template's default config, "
-       "or the op's hand-written CPU schedule)");
+  desc.add_options()("db", po::value(&choice.db),
+                     "apply the best record of this tuning log (the default schedule if it has none)")(
+      "trace", po::value(&choice.trace_file), "replay the schedule trace (JSON) in this file")(
+      "schedule", po::value(&choice.schedule)->default_value("default"),
+      "without --db or --trace: 'naive' (the loop nest as defined; on GPU targets one thread per output "
+      "element) or 'default' (the template's default config, or the op's hand-written schedule)");
 }
 
 std::string schedule_label(const ScheduleChoice& choice) {
@@ -45,7 +46,8 @@ Schedule make_schedule(const ops::Workload& workload, const ops::OpInstance& op,
     }
     return Trace::from_json(json).replay(op.func);
   }
-  if (choice.schedule == "naive") return Schedule(op.func);
+  // On a GPU nothing runs outside bound loops: the naive schedule is one thread per output element.
+  if (choice.schedule == "naive") return target.is_gpu() ? ops::schedule_gpu_default(op) : Schedule(op.func);
   if (choice.schedule == "default") return search::default_schedule(workload, op, target);
   throw UserError(str("unknown --schedule '", choice.schedule, "': use naive or default (or --trace FILE)"));
 }

@@ -38,6 +38,11 @@ temper_require(Protobuf_FOUND "Protocol Buffers" libprotobuf-dev)
 find_package(ONNX QUIET)
 temper_require(ONNX_FOUND "ONNX's protobuf classes" libonnx-dev)
 
+# The OpenCL target: the ICD loader (any vendor's platform; PoCL on a CPU-only machine).
+# The CUDA target needs nothing at build time: NVRTC and the driver are loaded at run time.
+find_package(OpenCL 3.0 QUIET)
+temper_require(OpenCL_FOUND "the OpenCL ICD loader and headers" "ocl-icd-opencl-dev opencl-headers")
+
 find_package(Threads REQUIRED)
 
 if(TEMPER_BUILD_TESTS)

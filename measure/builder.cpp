@@ -12,7 +12,9 @@
 //
 // LLVM compiles in parallel safely: each compile makes its own LLVMContext, TargetMachine
 // and pass managers (codegen/llvm), LLVM's targets are initialised once under
-// std::call_once, and the IR is immutable with atomically counted references.
+// std::call_once, and the IR is immutable with atomically counted references. NVRTC is
+// loaded once under a mutex and compiles one program per call, which its API allows
+// from several threads.
 #include "measure/builder.h"
 
 #include <unistd.h>
@@ -28,7 +30,10 @@
 #include <thread>
 
 #include "compiler/codegen/build.h"
+#include "compiler/codegen/gpu/device_program.h"
+#include "compiler/codegen/gpu/gpu_limits.h"
 #include "compiler/ir/error.h"
+#include "compiler/lower/lower.h"
 
 namespace temper::measure {
 
@@ -77,9 +82,16 @@ BuildArtifact compile(const MeasureInput& input, const std::string& path) {
   artifact.function_name = input.func.name;
   Clock::time_point start = Clock::now();
   try {
-    export_library({input.func}, input.target, path);
+    if (input.target.is_gpu()) {
+      build_device_program({lower(input.func)}, input.target).save(path);
+    } else {
+      export_library({input.func}, input.target, path);
+    }
     artifact.library_path = path;
-  } catch (const std::exception& e) {  // UserError (ScheduleError among them), InternalError, LLVM's bad_alloc
+  } catch (const GpuLimitError& e) {  // a schedule the device cannot launch: never compiled
+    artifact.error = MeasureError::InstantiationError;
+    artifact.message = e.what();
+  } catch (const std::exception& e) {  // UserError (ScheduleError, NVRTC's log), InternalError, bad_alloc
     artifact.error = MeasureError::CompileError;
     artifact.message = e.what();
   }
@@ -176,7 +188,8 @@ std::vector<BuildArtifact> Builder::build(const std::vector<MeasureInput>& input
   batch->inputs = inputs;
   batch->candidates.resize(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    batch->paths.push_back((fs::path(work_dir_) / str(prefix_, "_b", batch_, "_c", i, ".so")).string());
+    const char* suffix = inputs[i].target.is_gpu() ? ".gpu.json" : ".so";
+    batch->paths.push_back((fs::path(work_dir_) / str(prefix_, "_b", batch_, "_c", i, suffix)).string());
   }
   ++batch_;
 

@@ -1,6 +1,9 @@
-// The builder: lowers and compiles a batch of candidates in parallel, each into a shared
-// library the runner's worker process loads. A candidate that fails to compile, or takes
-// longer than the time-out, gets its error; the rest of the batch is unaffected.
+// The builder: lowers and compiles a batch of candidates in parallel, each into a file
+// the runner's worker process loads: a shared library for a CPU target, a DeviceProgram
+// (device code, PTX for CUDA, and the launches) for a GPU target. A candidate that fails to
+// compile, or takes longer than the time-out, gets its error (CompileError,
+// CompileTimeout; a GPU candidate over the device's limits, InstantiationError); the rest
+// of the batch is unaffected.
 #pragma once
 
 #include <memory>

@@ -14,7 +14,15 @@ namespace temper::measure {
 
 // Why a candidate has no time. The names (error_name) are those of the tuning log's
 // ErrorKind, so the two convert by name.
-enum class MeasureError { None, CompileError, CompileTimeout, RuntimeError, RunTimeout, WrongResult, InstantiationError };
+enum class MeasureError {
+  None,
+  CompileError,
+  CompileTimeout,
+  RuntimeError,
+  RunTimeout,
+  WrongResult,
+  InstantiationError
+};
 const char* error_name(MeasureError error);
 
 struct MeasureInput {
@@ -23,7 +31,8 @@ struct MeasureInput {
   PrimFunc func;  // scheduled; takes the op's parameters in order
 };
 
-// A compiled candidate: a shared library in the builder's work directory.
+// A compiled candidate in the builder's work directory: a shared library for a CPU
+// target, a saved DeviceProgram (codegen/gpu/device_program.h, a .gpu.json file) for a GPU one.
 struct BuildArtifact {
   std::string library_path;
   std::string function_name;  // the PrimFunc's name (runtime/module.h adds the symbol prefix)

@@ -117,6 +117,7 @@ MeasureResult Runner::run_one(const MeasureInput& input, const BuildArtifact& ar
   Clock::time_point start = Clock::now();
   WorkerRequest request;
   request.workload = input.workload.to_string();
+  request.target = input.target.to_string();
   request.library = artifact.library_path;
   request.function = artifact.function_name;
   request.number = options_.number;
@@ -171,6 +172,12 @@ MeasureResult Runner::run_one(const MeasureInput& input, const BuildArtifact& ar
       worker_.reset();
       break;
     }
+  }
+  // A GPU candidate that failed while running may have left the device's context unusable
+  // for every later launch (CUDA's sticky errors, such as an illegal address): the next
+  // candidate gets a fresh worker and context.
+  if (worker_ && candidate_started && input.target.is_gpu() && result.error == MeasureError::RuntimeError) {
+    worker_.reset();
   }
   if (worker_) worker_->process.take_stderr_tail();  // start the next candidate's with nothing
   if (result.error == MeasureError::None) {

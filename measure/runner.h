@@ -8,6 +8,12 @@
 // min_repeat_ms), optionally flushing the caches before each group and sleeping
 // cooldown_ms between groups. Candidates are timed one at a time, never while the
 // builder compiles.
+//
+// A GPU candidate runs on its target's device, which the worker opens once per target
+// string: it is checked through a call on host data (copies in and out), then timed on
+// buffers already on the device, by the device's clock (GpuModule::time), so a
+// cost is the kernels' time per call without the copies. A device that cannot be opened,
+// a failed launch or exhausted device memory is a RuntimeError of that candidate.
 #pragma once
 
 #include <sys/types.h>

@@ -8,21 +8,29 @@
 // ops); a candidate's library is unloaded once it is measured, so memory stays bounded
 // over thousands of candidates. A candidate that writes into its inputs is a wrong result,
 // and the inputs are restored from a pristine copy before the next one.
+//
+// A GPU candidate's file is a DeviceProgram. The device of each target string is opened
+// once and kept (opening one takes a context, hundreds of milliseconds on CUDA); the
+// candidate's program and buffers are freed once it is measured.
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 
+#include "compiler/codegen/gpu/device_program.h"
+#include "compiler/codegen/gpu/gpu_module.h"
 #include "compiler/ir/error.h"
 #include "compiler/ops/op_data.h"
 #include "compiler/ops/workload.h"
 #include "compiler/runtime/c_runtime_api.h"
+#include "compiler/runtime/gpu/gpu_device.h"
 #include "compiler/runtime/shared_library_module.h"
 #include "compiler/runtime/timer.h"
 #include "measure/worker_protocol.h"
@@ -61,6 +69,16 @@ WorkerReply failure(MeasureError error, const std::string& message) {
   return reply;
 }
 
+TimingOptions timing_options(const WorkerRequest& request) {
+  TimingOptions options;
+  options.number = request.number;
+  options.repeat = request.repeat;
+  options.min_repeat_ms = request.min_repeat_ms;
+  options.cooldown_ms = request.cooldown_ms;
+  options.flush_cache = request.flush_cache;
+  return options;
+}
+
 void write_line(FILE* out, const std::string& line) {
   std::fputs(line.c_str(), out);
   std::fputc('\n', out);
@@ -87,10 +105,17 @@ class Worker {
     } catch (const std::exception& e) {
       return failure(MeasureError::InstantiationError, str("workload ", request.workload, ": ", e.what()));
     }
+    std::shared_ptr<GpuDevice> device;
+    try {
+      Target target = Target::parse(request.target);
+      if (target.is_gpu()) device = open_device(target);
+    } catch (const std::exception& e) {  // a malformed target string, no driver, no such device
+      return failure(MeasureError::RuntimeError, e.what());
+    }
     write_line(out_, encode_ready());
     WorkerReply reply;
     try {
-      reply = run(request, current_->data);
+      reply = device ? run_on_gpu(request, device, current_->data) : run(request, current_->data);
     } catch (const std::exception& e) {
       reply = failure(MeasureError::RuntimeError, e.what());
     }
@@ -120,13 +145,33 @@ class Worker {
 
     std::vector<TemperTensor> args;
     for (NDArray* a : data.args()) args.push_back(a->tensor());
-    TimingOptions options;
-    options.number = request.number;
-    options.repeat = request.repeat;
-    options.min_repeat_ms = request.min_repeat_ms;
-    options.cooldown_ms = request.cooldown_ms;
-    options.flush_cache = request.flush_cache;
-    TimingResult timing = time_function([&] { f(std::span<const TemperTensor>(args)); }, options);
+    TimingResult timing = time_function([&] { f(std::span<const TemperTensor>(args)); }, timing_options(request));
+    WorkerReply reply;
+    reply.costs = timing.group_s;
+    return reply;
+  }
+
+  std::shared_ptr<GpuDevice> open_device(const Target& target) {
+    std::shared_ptr<GpuDevice>& device = devices_[target.to_string()];
+    if (!device) device = open_gpu_device(target);
+    return device;
+  }
+
+  // Checks the program through a call on host data, then times its launches alone on
+  // buffers already on the device, filled with the same inputs (GpuModule::time).
+  static WorkerReply run_on_gpu(const WorkerRequest& request, const std::shared_ptr<GpuDevice>& device,
+                                ops::OpData& data) {
+    DeviceProgram program = DeviceProgram::load(request.library);
+    std::unique_ptr<GpuModule> module;
+    try {
+      module = std::make_unique<GpuModule>(std::move(program), device);
+    } catch (const UserError& e) {  // the device's compiler refuses the code, or the driver the PTX
+      return failure(MeasureError::CompileError, e.what());
+    }
+    Comparison check = ops::run_and_check(module->get_function(request.function), data);
+    if (!check.ok()) return failure(MeasureError::WrongResult, check.message);
+
+    TimingResult timing = module->time(request.function, data.args(), timing_options(request));
     WorkerReply reply;
     reply.costs = timing.group_s;
     return reply;
@@ -134,6 +179,7 @@ class Worker {
 
   FILE* out_;
   std::unique_ptr<WorkloadData> current_;
+  std::map<std::string, std::shared_ptr<GpuDevice>> devices_;  // by target string
 };
 
 }  // namespace

@@ -36,10 +36,16 @@ MeasureError parse_error_name(const std::string& name) {
 }
 
 std::string encode_request(const WorkerRequest& r) {
-  nlohmann::json j = {
-      {"workload", r.workload},       {"library", r.library},         {"function", r.function},
-      {"number", r.number},           {"repeat", r.repeat},           {"min_repeat_ms", r.min_repeat_ms},
-      {"cooldown_ms", r.cooldown_ms}, {"flush_cache", r.flush_cache}, {"threads", r.threads}};
+  nlohmann::json j = {{"workload", r.workload},
+                      {"target", r.target},
+                      {"library", r.library},
+                      {"function", r.function},
+                      {"number", r.number},
+                      {"repeat", r.repeat},
+                      {"min_repeat_ms", r.min_repeat_ms},
+                      {"cooldown_ms", r.cooldown_ms},
+                      {"flush_cache", r.flush_cache},
+                      {"threads", r.threads}};
   return j.dump();
 }
 
@@ -47,6 +53,7 @@ WorkerRequest decode_request(const std::string& line) {
   nlohmann::json j = parse_object(line, "request");
   WorkerRequest r;
   r.workload = field<std::string>(j, "workload", "request");
+  r.target = field<std::string>(j, "target", "request");
   r.library = field<std::string>(j, "library", "request");
   r.function = field<std::string>(j, "function", "request");
   r.number = field<int>(j, "number", "request");

@@ -3,7 +3,8 @@
 // ready line once the workload's test data is ready and the candidate is about to run,
 // and the reply; strictly in turn.
 //
-//   request  {"workload": "matmul:M=64,...", "library": "/tmp/.../b0_c3.so", "function": "matmul",
+//   request  {"workload": "matmul:M=64,...", "target": "llvm -mcpu=native",
+//             "library": "/tmp/.../b0_c3.so", "function": "matmul",
 //             "number": 1, "repeat": 3, "min_repeat_ms": 0, "cooldown_ms": 0,
 //             "flush_cache": false, "threads": 0}
 //   ready    {"ready": true}
@@ -12,7 +13,11 @@
 // The ready line separates the worker's own work (the reference outputs of a big op take
 // seconds) from the candidate's, which alone the candidate's time-out covers. A request
 // that fails before the candidate runs (a malformed request, a workload that cannot be
-// instantiated) gets its reply without a ready line.
+// instantiated, a GPU target whose device does not open) gets its reply without a
+// ready line.
+//
+// For a GPU target (Target::is_gpu) "library" is a saved DeviceProgram, and the worker
+// runs it on the target's device.
 //
 // "error" is a MeasureError's name (error_name); costs are seconds per call, one per
 // group, and empty unless error is "None". A malformed line is a UserError.
@@ -27,7 +32,8 @@ namespace temper::measure {
 
 struct WorkerRequest {
   std::string workload;  // canonical workload string
-  std::string library;   // path of the shared library
+  std::string target;    // canonical target string: what the candidate was compiled for and runs on
+  std::string library;   // path of the shared library, or of the DeviceProgram for a GPU target
   std::string function;  // the PrimFunc's name
   int number = 1;
   int repeat = 3;

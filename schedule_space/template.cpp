@@ -2,6 +2,7 @@
 
 #include "compiler/ir/error.h"
 #include "schedule_space/cpu_templates.h"
+#include "schedule_space/gpu_templates.h"
 
 namespace temper::schedule_space {
 namespace {
@@ -23,24 +24,45 @@ const TemplateEntry kCpuTemplates[] = {
     {"avg_pool2d", avg_pool2d_template},
 };
 
-bool is_cpu(const Target& target) {
-  return target.kind == Target::Kind::LLVM || target.kind == Target::Kind::C;
-}
+// Every GPU template but the injective one, in the order error messages list them.
+// Both GPU target kinds (CUDA and OpenCL) take them: the templates size their vectors by
+// the kind and filter their configs by the target's limits.
+const TemplateEntry kGpuTemplates[] = {
+    {"matmul", gpu_matmul_template},
+    {"batch_matmul", gpu_batch_matmul_template},
+    {"dense", gpu_dense_template},
+    {"conv2d", gpu_conv2d_template},
+    {"depthwise_conv2d", gpu_depthwise_conv2d_template},
+    {"max_pool2d", gpu_max_pool2d_template},
+    {"avg_pool2d", gpu_avg_pool2d_template},
+};
 
 }  // namespace
 
 const Template* find_template(const std::string& op, const Target& target) {
-  if (!is_cpu(target)) return nullptr;
-  for (const TemplateEntry& e : kCpuTemplates) {
+  if (!target.is_gpu()) {
+    for (const TemplateEntry& e : kCpuTemplates) {
+      if (op == e.op) return &e.get();
+    }
+    return nullptr;
+  }
+  for (const TemplateEntry& e : kGpuTemplates) {
     if (op == e.op) return &e.get();
+  }
+  for (const std::string& injective : gpu_injective_ops()) {
+    if (op == injective) return &gpu_injective_template(op);
   }
   return nullptr;
 }
 
 std::vector<std::string> ops_with_templates(const Target& target) {
   std::vector<std::string> ops;
-  if (!is_cpu(target)) return ops;
-  for (const TemplateEntry& e : kCpuTemplates) ops.push_back(e.op);
+  if (!target.is_gpu()) {
+    for (const TemplateEntry& e : kCpuTemplates) ops.push_back(e.op);
+    return ops;
+  }
+  for (const TemplateEntry& e : kGpuTemplates) ops.push_back(e.op);
+  for (const std::string& op : gpu_injective_ops()) ops.push_back(op);
   return ops;
 }
 

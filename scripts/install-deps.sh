@@ -17,6 +17,8 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler  # the ONNX frontend (ONNX's protobuf classes need protobuf's
                          # headers; its CMake package may look for protoc)
   libonnx-testdata       # the ONNX backend node tests the conformance driver runs
+  ocl-icd-opencl-dev opencl-headers  # the OpenCL target: the ICD loader and CL/cl.h
+  pocl-opencl-icd        # an OpenCL platform on any CPU (PoCL), so the OpenCL target runs without a GPU
   python3-onnx python3-numpy  # tests/correctness/make_test_models.py writes the whole-model tests' models
   zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev libtinfo-dev  # LLVM's link deps
 )

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "compiler/ops/cpu_schedules.h"
+#include "compiler/ops/gpu_schedules.h"
 #include "schedule_space/template.h"
 
 namespace temper::search {
@@ -21,7 +22,7 @@ Schedule default_schedule(const ops::Workload& workload, const ops::OpInstance& 
     std::unique_ptr<schedule_space::Task> task = schedule_space::Task::create(workload, target);
     return task->apply(task->default_config());
   }
-  return ops::schedule_cpu_default(op, target);
+  return target.is_gpu() ? ops::schedule_gpu_default(op) : ops::schedule_cpu_default(op, target);
 }
 
 ApplyHistoryBest::ApplyHistoryBest(const tuning_db::Database& db, std::ostream* info) : db_(db), info_(info) {}
@@ -33,8 +34,7 @@ void ApplyHistoryBest::report(const std::string& workload, const std::string& li
 Schedule ApplyHistoryBest::schedule_for(const ops::Workload& workload, const ops::OpInstance& op,
                                         const Target& target) {
   std::string name = workload.to_string();
-  std::vector<tuning_db::TuningRecord> best =
-      db_.top_k(tuning_db::WorkloadKey::from(workload), target.to_string(), 1);
+  std::vector<tuning_db::TuningRecord> best = db_.top_k(tuning_db::WorkloadKey::from(workload), target.to_string(), 1);
   std::string why_not;
   if (!best.empty()) {
     try {

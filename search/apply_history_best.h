@@ -46,7 +46,7 @@ Schedule schedule_from_record(const tuning_db::TuningRecord& record, const ops::
                               const ops::OpInstance& op, const Target& target);
 
 // The schedule to use without a log: the template's default config when a template serves
-// the workload, else ops::schedule_cpu_default.
+// the workload, else ops::schedule_cpu_default (ops::schedule_gpu_default on GPU targets).
 Schedule default_schedule(const ops::Workload& workload, const ops::OpInstance& op, const Target& target);
 
 }  // namespace temper::search

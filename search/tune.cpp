@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "compiler/ir/error.h"
@@ -11,7 +12,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 double gflops(const schedule_space::Task& task, double seconds) {
   return seconds > 0 && task.op().flops > 0 ? task.op().flops / seconds * 1e-9 : 0;
@@ -25,8 +28,8 @@ struct Batch {
   std::vector<nlohmann::json> traces;
 };
 
-void measure_batch(const schedule_space::Task& task, measure::Builder& builder, measure::Runner& runner, Batch& batch,
-                   TuneResult& out) {
+void measure_batch(const schedule_space::Task& task, measure::Builder& builder, measure::Runner& runner,
+                   measure::MachineShare* share, Batch& batch, TuneResult& out) {
   std::vector<measure::MeasureInput> inputs;
   std::vector<size_t> which;
   batch.results.assign(batch.configs.size(), {});
@@ -43,10 +46,19 @@ void measure_batch(const schedule_space::Task& task, measure::Builder& builder, 
     }
   }
   if (inputs.empty()) return;
+  auto in_turn = [share](bool exclusive, const std::function<void()>& work) {
+    if (share) {
+      share->run(exclusive, work);
+    } else {
+      work();
+    }
+  };
+  std::vector<measure::BuildArtifact> artifacts;
+  std::vector<measure::MeasureResult> results;
   Clock::time_point t0 = Clock::now();
-  std::vector<measure::BuildArtifact> artifacts = builder.build(inputs);
+  in_turn(false, [&] { artifacts = builder.build(inputs); });
   Clock::time_point t1 = Clock::now();
-  std::vector<measure::MeasureResult> results = runner.run(inputs, artifacts);
+  in_turn(!task.target().is_gpu(), [&] { results = runner.run(inputs, artifacts); });
   out.compile_s += std::chrono::duration<double>(t1 - t0).count();
   out.run_s += seconds_since(t1);
   for (size_t k = 0; k < which.size(); ++k) batch.results[which[k]] = results[k];
@@ -71,16 +83,20 @@ tuning_db::TuningRecord make_record(const schedule_space::Task& task, const tuni
 
 }  // namespace
 
+void check_tunable_target(const Target& target) {
+  if (target.kind == Target::Kind::C) {
+    // The measurer runs shared libraries (LLVM) and device programs (GPU targets).
+    throw UserError(str("tuning measures llvm, cuda and opencl targets, not '", target.to_string(),
+                        "'; the C backend is for reading the generated code"));
+  }
+}
+
 TuneResult tune(const schedule_space::Task& task, Tuner& tuner, measure::Builder& builder, measure::Runner& runner,
                 tuning_db::Database& db, const TuneOptions& options,
                 const std::function<void(const TuneProgress&)>& on_progress, const std::atomic<bool>* stop) {
   if (options.trials < 1) throw UserError(str("the trial budget must be at least 1, got ", options.trials));
   if (options.batch_size < 1) throw UserError(str("the batch size must be at least 1, got ", options.batch_size));
-  if (task.target().kind != Target::Kind::LLVM) {
-    // The measurer loads compiled shared libraries, which only the LLVM backend writes.
-    throw UserError(str("tuning measures LLVM targets only, not '", task.target().to_string(),
-                        "'; the C backend is for reading the generated code"));
-  }
+  check_tunable_target(task.target());
   Clock::time_point start = Clock::now();
   TuneResult out;
   const schedule_space::ConfigSpace& space = task.space();
@@ -173,7 +189,7 @@ TuneResult tune(const schedule_space::Task& task, Tuner& tuner, measure::Builder
       break;
     }
 
-    measure_batch(task, builder, runner, batch, out);
+    measure_batch(task, builder, runner, options.machine_share, batch, out);
     std::vector<tuning_db::TuningRecord> records;
     std::vector<double> costs;
     for (size_t i = 0; i < batch.configs.size(); ++i) {

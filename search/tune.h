@@ -10,6 +10,12 @@
 //
 // The template's default config is measured first (unless the log has it): the tuned
 // result is then never worse than what a build uses without a log.
+//
+// Targets: LLVM (candidates are shared libraries) and the GPU targets cuda and opencl
+// (candidates run on the target's device); not C, whose code is for reading. Records of
+// a GPU target carry the device's fingerprint (tuning_db::TargetInfo::device). Jobs for
+// several targets may run at once on their own threads, each with its own tuner,
+// builder, runner and log connection, sharing one measure::MachineShare.
 #pragma once
 
 #include <atomic>
@@ -19,6 +25,7 @@
 #include <string>
 
 #include "measure/builder.h"
+#include "measure/machine_share.h"
 #include "measure/runner.h"
 #include "schedule_space/template.h"
 #include "search/tuner.h"
@@ -34,7 +41,14 @@ struct TuneOptions {
   // Stop when this many trials in a row failed (0: never): a broken template or
   // environment, not a search worth continuing.
   int error_threshold = 64;
+  // Jobs measuring at once in this process share the machine through this (null: the
+  // job is alone). A CPU target's timings take it exclusively; builds and GPU timings share it.
+  measure::MachineShare* machine_share = nullptr;
 };
+
+// UserError for a target whose candidates the measurer cannot run (the C target);
+// tune() checks it, and a job of several targets checks each before starting any.
+void check_tunable_target(const Target& target);
 
 struct TuneProgress {
   int trials_done = 0;   // in the log for this job: resumed ones included
@@ -46,11 +60,11 @@ struct TuneProgress {
 };
 
 struct TuneResult {
-  int trials_resumed = 0;  // found in the log at the start
-  int trials_measured = 0;  // in this run
-  int errors = 0;          // in this run
+  int trials_resumed = 0;                       // found in the log at the start
+  int trials_measured = 0;                      // in this run
+  int errors = 0;                               // in this run
   std::optional<tuning_db::TuningRecord> best;  // over the log and this run
-  std::string stop_reason;  // "trial budget reached", "time budget reached", ...
+  std::string stop_reason;                      // "trial budget reached", "time budget reached", ...
   double wall_s = 0;
   double compile_s = 0;  // time in the builder (wall)
   double run_s = 0;      // time in the runner (wall)

@@ -12,7 +12,7 @@ namespace {
 std::string measurement_key(const TuningRecord& r) {
   const TargetInfo& t = r.target;
   return nlohmann::json::array({r.workload.workload, t.target, t.cpu_model, t.cpu_features, t.cores, t.compiler,
-                                r.trace, r.timestamp, r.costs})
+                                t.device, r.trace, r.timestamp, r.costs})
       .dump();
 }
 

@@ -7,9 +7,12 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <mutex>
 
 #include "compiler/ir/error.h"
 #include "compiler/ops/workload.h"
+#include "compiler/runtime/gpu/gpu_device.h"
 
 namespace temper::tuning_db {
 
@@ -46,6 +49,24 @@ std::string system_c_compiler_version() {
   return first_line;
 }
 
+// The fingerprint of the device a GPU target names, "" when it cannot be opened. A device
+// does not change while the process runs, and opening one (a CUDA context) takes a
+// while: each target string is asked once, and a model's round-robin job asks per turn.
+std::string gpu_device_fingerprint(const Target& target) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> by_target;
+  std::lock_guard lock(mutex);
+  auto [it, inserted] = by_target.try_emplace(target.to_string());
+  if (inserted) {
+    try {
+      it->second = open_gpu_device(target)->info().fingerprint();
+    } catch (const UserError&) {
+      it->second = "";
+    }
+  }
+  return it->second;
+}
+
 }  // namespace
 
 TargetInfo host_target_info(const Target& target) {
@@ -54,8 +75,20 @@ TargetInfo host_target_info(const Target& target) {
   info.cpu_model = cpuinfo_field("model name");
   info.cpu_features = cpuinfo_field("flags");
   info.cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-  info.compiler = target.kind == Target::Kind::LLVM ? std::string("LLVM ") + TEMPER_LLVM_VERSION_STRING
-                                                    : system_c_compiler_version();
+  switch (target.kind) {
+    case Target::Kind::LLVM:
+      info.compiler = std::string("LLVM ") + TEMPER_LLVM_VERSION_STRING;
+      break;
+    case Target::Kind::C:
+      info.compiler = system_c_compiler_version();
+      break;
+    case Target::Kind::CUDA:
+    case Target::Kind::OpenCL:
+      // The device's driver compiles the code (OpenCL C, or PTX to machine code): its
+      // version is part of the device fingerprint.
+      info.device = gpu_device_fingerprint(target);
+      break;
+  }
   return info;
 }
 
@@ -109,7 +142,8 @@ nlohmann::json record_to_json(const TuningRecord& r) {
         {"cpu_model", r.target.cpu_model},
         {"cpu_features", r.target.cpu_features},
         {"cores", r.target.cores},
-        {"compiler", r.target.compiler}}},
+        {"compiler", r.target.compiler},
+        {"device", r.target.device}}},
       {"trace", r.trace},
       {"config", r.config},
       {"costs", r.costs},
@@ -148,6 +182,7 @@ TuningRecord record_from_json(const nlohmann::json& json) {
   r.target.cpu_features = field<std::string>(target, "cpu_features", "a string");
   r.target.cores = field<int>(target, "cores", "an integer");
   r.target.compiler = field<std::string>(target, "compiler", "a string");
+  if (target.contains("device")) r.target.device = field<std::string>(target, "device", "a string");
   r.trace = field<nlohmann::json>(json, "trace", "JSON");
   r.config = field<nlohmann::json>(json, "config", "JSON");
   r.costs = field<std::vector<double>>(json, "costs", "a list of numbers");

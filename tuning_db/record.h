@@ -31,21 +31,26 @@ struct WorkloadKey {
 };
 
 // A target as the log keys it: the target string (Target::to_string()) is what the
-// best-record query matches; the hardware fingerprint beside it says on which machine
-// and with which compiler the times were taken, so a reader can tell logs apart.
+// best-record query matches; the hardware fingerprint beside it says on which machine,
+// device and with which compiler the times were taken, so a reader can tell logs apart.
 struct TargetInfo {
   std::string target;
   std::string cpu_model;     // /proc/cpuinfo "model name"
   std::string cpu_features;  // /proc/cpuinfo "flags", as listed there
   int cores = 0;             // online logical CPUs
-  std::string compiler;      // "LLVM 19.1.7" for the LLVM target, `cc --version`'s first line for C
+  std::string compiler;      // "LLVM 19.1.7" for the LLVM target, `cc --version`'s first line for C, "" for GPUs
+  // GPU targets: the device the times were taken on, GpuDeviceInfo::fingerprint() ("NVIDIA
+  // H200 | 13.0 | sm_90": name, driver, compute capability or OpenCL version). "" for CPU
+  // targets, and in records of logs older than the field.
+  std::string device;
 
   bool operator==(const TargetInfo&) const = default;
 };
 
-// The fingerprint of this machine for `target`. Fields that cannot be read (no
-// /proc/cpuinfo, no `cc`) are left empty rather than failing: the fingerprint informs,
-// it does not gate.
+// The fingerprint of this machine for `target`; for a GPU target, of the device it names
+// too (opened once per target string and process). Fields that cannot be read (no
+// /proc/cpuinfo, no `cc`, no device) are left empty rather than failing: the fingerprint
+// informs, it does not gate.
 TargetInfo host_target_info(const Target& target);
 
 // Why a measurement produced no time. Stored by name, so the order here may change.
@@ -78,7 +83,8 @@ const char* temper_version();
 int64_t now_timestamp();
 
 // One record as a JSON object (a non-finite mean becomes null), and back; from_json
-// throws UserError naming the missing or mistyped field.
+// throws UserError naming the missing or mistyped field. A target without "device" (an
+// export of an older Temper) reads as a CPU target's, with device "".
 nlohmann::json record_to_json(const TuningRecord& record);
 TuningRecord record_from_json(const nlohmann::json& json);
 

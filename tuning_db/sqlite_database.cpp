@@ -87,7 +87,7 @@ int64_t query_int(sqlite3* db, const std::string& path, const std::string& sql, 
 }
 
 // Schema migrations: kMigrations[v] takes a log of schema v to v + 1, inside a
-// transaction the caller owns. A v2 adds its step here; old logs then migrate on open.
+// transaction the caller owns. A new log runs them all; an old one, those it lacks.
 using Migration = void (*)(sqlite3* db, const std::string& path);
 
 void create_schema_v1(sqlite3* db, const std::string& path) {
@@ -124,7 +124,35 @@ void create_schema_v1(sqlite3* db, const std::string& path) {
        "creating the schema");
 }
 
-constexpr Migration kMigrations[] = {create_schema_v1};
+// v2: a target's fingerprint names its GPU device (TargetInfo::device; '' for CPU
+// targets and for the records of v1). The UNIQUE constraint changes with it, which
+// SQLite cannot alter: the table is rebuilt with the same ids, so records keep their
+// target_id. Foreign keys are not enforced during migration (the connection turns them
+// on afterwards), so dropping the old table leaves the references alone.
+void add_target_device_v2(sqlite3* db, const std::string& path) {
+  exec(db, path, R"sql(
+    CREATE TABLE targets_v2 (
+      id INTEGER PRIMARY KEY,
+      target TEXT NOT NULL,
+      cpu_model TEXT NOT NULL,
+      cpu_features TEXT NOT NULL,
+      cores INTEGER NOT NULL,
+      compiler TEXT NOT NULL,
+      device TEXT NOT NULL DEFAULT '',
+      UNIQUE (target, cpu_model, cpu_features, cores, compiler, device)
+    );
+    INSERT INTO targets_v2 (id, target, cpu_model, cpu_features, cores, compiler)
+      SELECT id, target, cpu_model, cpu_features, cores, compiler FROM targets;
+    DROP TABLE targets;
+    ALTER TABLE targets_v2 RENAME TO targets;
+  )sql",
+       "adding the device fingerprint to the targets (schema 2)");
+}
+
+constexpr Migration kMigrations[] = {create_schema_v1, add_target_device_v2};
+
+// The first schema that stores TargetInfo::device.
+constexpr int kDeviceSchema = 2;
 constexpr int kSchemaVersion = static_cast<int>(std::size(kMigrations));
 
 [[noreturn]] void refuse_newer_schema(const std::string& path, int version) {
@@ -138,14 +166,11 @@ constexpr int kSchemaVersion = static_cast<int>(std::size(kMigrations));
                       ": pass another --db path"));
 }
 
-// A read-only log cannot be migrated, so it must already have this Temper's schema.
+// A read-only log cannot be migrated: it is read with the schema it has (every version
+// since 1 holds every field but the newer ones, which read as empty).
 void check_schema_read_only(sqlite3* db, const std::string& path, int version) {
-  if (version == kSchemaVersion) return;
   if (version > kSchemaVersion) refuse_newer_schema(path, version);
-  if (version > 0) {
-    throw UserError(str("tuning log ", path, " has the schema of an older Temper (", version, ", this one writes ",
-                        kSchemaVersion, ") and was opened read-only; open it once for writing to migrate it"));
-  }
+  if (version > 0) return;
   if (query_int(db, path, "SELECT count(*) FROM sqlite_master", "listing tables") > 0) refuse_foreign_database(path);
   throw UserError(str("tuning log ", path, " is empty, not a Temper tuning log: pass another --db path"));
 }
@@ -203,17 +228,18 @@ int64_t workload_id(sqlite3* db, const std::string& path, const WorkloadKey& wor
 
 int64_t target_id(sqlite3* db, const std::string& path, const TargetInfo& target) {
   Statement insert(db, path,
-                   "INSERT INTO targets (target, cpu_model, cpu_features, cores, compiler) VALUES (?, ?, ?, ?, ?) "
-                   "ON CONFLICT DO NOTHING");
+                   "INSERT INTO targets (target, cpu_model, cpu_features, cores, compiler, device) "
+                   "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
   Statement select(db, path,
                    "SELECT id FROM targets WHERE target = ? AND cpu_model = ? AND cpu_features = ? AND cores = ? "
-                   "AND compiler = ?");
+                   "AND compiler = ? AND device = ?");
   for (Statement* statement : {&insert, &select}) {
     statement->bind(1, target.target);
     statement->bind(2, target.cpu_model);
     statement->bind(3, target.cpu_features);
     statement->bind(4, static_cast<int64_t>(target.cores));
     statement->bind(5, target.compiler);
+    statement->bind(6, target.device);
   }
   insert.step("adding a target");
   TEMPER_CHECK(select.step("finding a target"), "target just inserted is missing: ", target.target);
@@ -233,6 +259,10 @@ nlohmann::json parse_stored_json(const std::string& text, const std::string& pat
 
 int sqlite_schema_version() {
   return kSchemaVersion;
+}
+
+std::string SQLiteDatabase::device_column() const {
+  return schema_version_ >= kDeviceSchema ? "t.device" : "''";
 }
 
 SQLiteDatabase::SQLiteDatabase(const std::string& path, int busy_timeout_ms)
@@ -261,9 +291,11 @@ SQLiteDatabase::SQLiteDatabase(const std::string& path, OpenMode mode, int busy_
     if (version > kSchemaVersion) refuse_newer_schema(path, version);
     if (mode == OpenMode::ReadOnly) {
       check_schema_read_only(db_, path_, version);
+      schema_version_ = version;
       return;
     }
     migrate(db_, path_);
+    schema_version_ = kSchemaVersion;
     // WAL lets readers and one writer share the file; NORMAL sync keeps every committed
     // transaction across a process crash (only a power loss may drop the last ones).
     use_wal(db_, path_, busy_timeout_ms);
@@ -335,8 +367,10 @@ std::vector<TuningRecord> SQLiteDatabase::query_records(const std::string& where
   Statement select(db_, path_,
                    "SELECT r.id, w.op, w.workload, t.target, t.cpu_model, t.cpu_features, t.cores, t.compiler, "
                    "r.trace, r.config, r.costs, r.mean, r.error_kind, r.error_message, r.timestamp, "
-                   "r.temper_version FROM records r JOIN workloads w ON r.workload_id = w.id "
-                   "JOIN targets t ON r.target_id = t.id " +
+                   "r.temper_version, " +
+                       device_column() +
+                       " FROM records r JOIN workloads w ON r.workload_id = w.id "
+                       "JOIN targets t ON r.target_id = t.id " +
                        where_and_order + " LIMIT ?");
   for (size_t i = 0; i < text_params.size(); ++i) select.bind(static_cast<int>(i) + 1, text_params[i]);
   select.bind(static_cast<int>(text_params.size()) + 1, static_cast<int64_t>(limit));
@@ -345,7 +379,8 @@ std::vector<TuningRecord> SQLiteDatabase::query_records(const std::string& where
     int64_t id = select.integer(0);
     TuningRecord r;
     r.workload = {select.text(1), select.text(2)};
-    r.target = {select.text(3), select.text(4), select.text(5), static_cast<int>(select.integer(6)), select.text(7)};
+    r.target = {select.text(3), select.text(4), select.text(5), static_cast<int>(select.integer(6)),
+                select.text(7), select.text(16)};
     r.trace = parse_stored_json(select.text(8), path_, id, "trace");
     r.config = select.is_null(9) ? nlohmann::json(nullptr) : parse_stored_json(select.text(9), path_, id, "config");
     r.costs = parse_stored_json(select.text(10), path_, id, "costs").get<std::vector<double>>();
@@ -407,12 +442,13 @@ LogStats SQLiteDatabase::stats() const {
     }
     stats.workloads = query_int(db_, path_, "SELECT count(*) FROM workloads", "counting workloads");
     Statement targets(db_, path_,
-                      "SELECT t.target, t.cpu_model, t.cpu_features, t.cores, t.compiler, count(r.id) FROM targets t "
-                      "LEFT JOIN records r ON r.target_id = t.id GROUP BY t.id ORDER BY t.id");
+                      "SELECT t.target, t.cpu_model, t.cpu_features, t.cores, t.compiler, " + device_column() +
+                          ", count(r.id) FROM targets t LEFT JOIN records r ON r.target_id = t.id GROUP BY t.id "
+                          "ORDER BY t.id");
     while (targets.step("counting records by target")) {
       TargetInfo info{targets.text(0), targets.text(1), targets.text(2), static_cast<int>(targets.integer(3)),
-                      targets.text(4)};
-      stats.targets.push_back({info, targets.integer(5)});
+                      targets.text(4), targets.text(5)};
+      stats.targets.push_back({info, targets.integer(6)});
     }
     Statement groups(db_, path_,
                      "SELECT w.op, w.workload, t.target, count(r.id), count(CASE WHEN " + kValidRecord +

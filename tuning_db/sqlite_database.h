@@ -1,8 +1,9 @@
 // The tuning log as an SQLite file, through SQLite's C API.
 //
-// Schema (version 1, kept in PRAGMA user_version):
+// Schema (version 2, kept in PRAGMA user_version):
 //   workloads(id, op, workload UNIQUE)
-//   targets(id, target, cpu_model, cpu_features, cores, compiler; UNIQUE over all five)
+//   targets(id, target, cpu_model, cpu_features, cores, compiler, device; UNIQUE over all
+//           six; device since version 2)
 //   records(id, workload_id -> workloads, target_id -> targets, trace, config, costs
 //           (JSON text), mean, error_kind, error_message, timestamp, temper_version)
 //   index records_best(workload_id, target_id, mean) for the best-record query.
@@ -14,7 +15,8 @@
 // Opening checks the file before changing anything: a file that is not an SQLite
 // database, an SQLite database that is not a tuning log, or a log written by a newer
 // schema is a UserError naming the file, and the file is left untouched. A log of an
-// older schema is migrated in place, one version step per transaction.
+// older schema is migrated in place, one version step per transaction, when opened for
+// writing; opened read-only it is read as it is.
 //
 // Beyond the Database interface, the log answers the questions of `temper db`: what it
 // holds (stats) and how to shrink it (prune, the only operation that deletes records).
@@ -39,9 +41,9 @@ int sqlite_schema_version();
 enum class OpenMode {
   Create,    // read and write; a missing file becomes a new, empty log
   Existing,  // read and write; a missing file is a UserError ("no tuning log at PATH")
-  // Read only: a missing file is a UserError, and nothing is ever written, so an older
-  // schema is refused rather than migrated. (SQLite may leave the -wal and -shm files
-  // of WAL mode beside the log; the next writer removes them.)
+  // Read only: a missing file is a UserError, and nothing is ever written, so a log of an
+  // older schema is read without being migrated. (SQLite may leave the -wal and -shm
+  // files of WAL mode beside the log; the next writer removes them.)
   ReadOnly,
 };
 
@@ -125,8 +127,13 @@ class SQLiteDatabase : public Database {
   std::vector<TuningRecord> query_records(const std::string& where_and_order,
                                           const std::vector<std::string>& text_params, int limit) const;
 
+  // The column of TargetInfo::device in queries over `targets t`: '' in an older log
+  // opened read-only.
+  std::string device_column() const;
+
   std::string path_;
   sqlite3* db_ = nullptr;
+  int schema_version_ = 0;  // of the file as this connection reads it
 };
 
 }  // namespace temper::tuning_db

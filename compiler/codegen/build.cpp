@@ -5,6 +5,8 @@
 
 #include "compiler/codegen/c/build_c.h"
 #include "compiler/codegen/c/codegen_c.h"
+#include "compiler/codegen/gpu/device_program.h"
+#include "compiler/codegen/gpu/gpu_module.h"
 #include "compiler/codegen/llvm/codegen_llvm.h"
 #include "compiler/ir/printer.h"
 
@@ -37,6 +39,10 @@ BuildResult build(const std::vector<PrimFunc>& scheduled, const Target& target, 
     case Target::Kind::C:
       r.module = build_c(r.lowered, target);
       break;
+    case Target::Kind::CUDA:
+    case Target::Kind::OpenCL:
+      r.module = std::make_unique<GpuModule>(build_device_program(r.lowered, target), open_gpu_device(target));
+      break;
   }
   r.codegen_seconds = seconds_since(t0);
   return r;
@@ -63,10 +69,16 @@ std::string emit(const std::vector<PrimFunc>& scheduled, const Target& target, c
     for (const PrimFunc& f : lowered) os << f;
     return os.str();
   }
+  if (what == "cuda" || what == "opencl" || what == "ptx") return emit_device_code(lowered, target, what);
+  if (target.is_gpu()) {
+    throw UserError(str("--emit ", what, " does not fit target '", target.to_string(), "': use ir, lowered, ",
+                        target.kind == Target::Kind::CUDA ? "cuda or ptx" : "opencl"));
+  }
   if (what == "c") return emit_c(lowered);
   if (what == "llvm") return emit_llvm_ir(lowered, target);
   if (what == "asm") return emit_asm(lowered, target);
-  throw UserError(str("unknown --emit '", what, "': use one of ir, lowered, c, llvm, asm"));
+  throw UserError(
+      str("unknown --emit '", what, "': use one of ir, lowered, c, llvm, asm (cuda, ptx, opencl for GPU targets)"));
 }
 
 }  // namespace temper

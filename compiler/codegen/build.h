@@ -1,6 +1,7 @@
 // build(): the one path from scheduled PrimFuncs to callable code: lower each function
 // (compiler/lower/lower.h), then hand the lowered functions to the target's backend.
-// The CLI, the tests and the benchmarks all compile through here.
+// The CLI, the tests and the benchmarks all compile through here. A GPU target builds a
+// GpuModule on the target's device (codegen/gpu/gpu_module.h): UserError when there is none.
 #pragma once
 
 #include <memory>
@@ -23,12 +24,13 @@ struct BuildResult {
 
 BuildResult build(const std::vector<PrimFunc>& scheduled, const Target& target, const LowerOptions& options = {});
 
-// What `temper show --emit` prints: "ir" (as scheduled), "lowered", "c", "llvm", "asm".
 // Lowers and writes the functions as an object file (.o) or a shared library (.so) that
 // load_shared_library() loads; LLVM targets only.
 void export_library(const std::vector<PrimFunc>& scheduled, const Target& target, const std::string& path,
                     const LowerOptions& options = {});
 
+// What `temper show --emit` prints: "ir" (as scheduled), "lowered", and the target's code:
+// "c", "llvm", "asm" for CPU targets, "cuda" and "ptx" for cuda, "opencl" for opencl.
 // options.log_passes prints the IR after each lowering pass on the way.
 std::string emit(const std::vector<PrimFunc>& scheduled, const Target& target, const std::string& what,
                  const LowerOptions& options = {});

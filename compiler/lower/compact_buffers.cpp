@@ -27,6 +27,9 @@ class AccessCollector : public AnalyzingVisitor {
   // reaches elements the IR does not show, through strides computed from the shape.
   bool address_taken = false;
   const std::vector<std::vector<IndexPart>>& dims() const { return dims_; }
+  // v, bound outside the allocation, varies within it all the same (a thread index, for
+  // a buffer that all threads of a block share).
+  void vary(const Var& v) { inner_.insert(v.get()); }
 
  protected:
   void visit(const LetNode* op) override {
@@ -106,10 +109,21 @@ class BufferCompactor : public AnalyzingMutator {
  public:
   using AnalyzingMutator::visit;
 
+  Stmt visit(const ForNode* op, const Stmt& self) override {
+    bool thread = op->for_kind == ForKind::ThreadBinding && op->thread_tag.rfind("threadIdx", 0) == 0;
+    if (thread) thread_vars_.push_back(op->loop_var);
+    Stmt s = AnalyzingMutator::visit(op, self);
+    if (thread) thread_vars_.pop_back();
+    return s;
+  }
+
   Stmt visit(const AllocateNode* op, const Stmt& self) override {
     Stmt body = mutate(op->body);
     const Buffer& buffer = op->buffer;
     AccessCollector collector(analyzer_, buffer);
+    if (buffer->scope == "shared") {
+      for (const Var& v : thread_vars_) collector.vary(v);
+    }
     collector.visit(body);
     if (collector.flat_access || collector.address_taken || collector.dims().empty() || collector.dims()[0].empty()) {
       return body.same_as(op->body) ? self : allocate(buffer, body);
@@ -135,6 +149,8 @@ class BufferCompactor : public AnalyzingMutator {
   }
 
  private:
+  std::vector<Var> thread_vars_;  // of the threadIdx loops around the statement being visited
+
   class AccessRemapper : public IRMutator {
    public:
     AccessRemapper(Buffer from, Buffer to, std::vector<Expr> offsets, Analyzer& analyzer)

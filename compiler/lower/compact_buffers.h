@@ -14,6 +14,8 @@
 // taken (the address_of intrinsic: a tensorized micro-kernel's operand) keeps its shape:
 // the callee reaches a region the IR does not show, with leading dimensions that the
 // schedule computed from that shape.
+// A "shared" buffer is shared by the threads of a GPU block, so the threadIdx loops
+// around its allocation count as inside it: the region covers every thread's accesses.
 // Guarantees: every access of a compacted buffer is within its new shape whenever it
 // was within the old one; parameters are untouched.
 #pragma once

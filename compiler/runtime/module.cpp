@@ -4,10 +4,16 @@
 
 namespace temper {
 
-std::string function_symbol(const std::string& name) { return "temper_fn_" + name; }
+std::string function_symbol(const std::string& name) {
+  return "temper_fn_" + name;
+}
 
 PackedFunc::PackedFunc(std::string name, TemperPackedCFunc fn, std::shared_ptr<const void> owner)
-    : name_(std::move(name)), fn_(fn), owner_(std::move(owner)) {}
+    : name_(std::move(name)), owner_(std::move(owner)) {
+  if (fn) fn_ = fn;
+}
+
+PackedFunc::PackedFunc(std::string name, Body body) : name_(std::move(name)), fn_(std::move(body)) {}
 
 void PackedFunc::operator()(std::span<const TemperTensor> args) const {
   TEMPER_CHECK(fn_, "call through an undefined PackedFunc");

@@ -5,6 +5,7 @@
 // it stays callable after the Module that produced it is gone.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -17,14 +18,17 @@ namespace temper {
 
 class PackedFunc {
  public:
+  // The calling convention: 0 on success, else nonzero with temper_set_last_error called.
+  using Body = std::function<int32_t(const TemperTensor* args, int32_t num_args)>;
+
   PackedFunc() = default;
   // owner: whatever must outlive calls through fn.
   PackedFunc(std::string name, TemperPackedCFunc fn, std::shared_ptr<const void> owner);
+  // A function that is not one C entry point (a GPU function: copies and kernel launches).
+  PackedFunc(std::string name, Body body);
 
-  bool defined() const { return fn_ != nullptr; }
+  bool defined() const { return static_cast<bool>(fn_); }
   const std::string& name() const { return name_; }
-  // The raw entry point, for callers that time many calls.
-  TemperPackedCFunc c_function() const { return fn_; }
 
   // Calls the function; throws UserError with the generated code's message when it fails
   // (an argument that does not match, an allocation that failed).
@@ -33,7 +37,7 @@ class PackedFunc {
 
  private:
   std::string name_;
-  TemperPackedCFunc fn_ = nullptr;
+  Body fn_;
   std::shared_ptr<const void> owner_;
 };
 

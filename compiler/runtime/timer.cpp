@@ -22,14 +22,12 @@ void flush_caches() {
 
 }  // namespace
 
-TimingResult time_function(const std::function<void()>& fn, const TimingOptions& options) {
-  using clock = std::chrono::steady_clock;
+TimingResult time_groups(const std::function<double(int calls)>& run_group, const std::function<void()>& flush,
+                         const TimingOptions& options) {
   if (options.repeat < 1) throw UserError(str("repeat must be at least 1, got ", options.repeat));
   if (options.number < 1) throw UserError(str("number must be at least 1, got ", options.number));
-  fn();  // warm-up: page faults, caches, lazy binding
-  auto t0 = clock::now();
-  fn();
-  double once = std::chrono::duration<double>(clock::now() - t0).count();
+  run_group(1);  // warm-up: page faults, caches, lazy binding, a kernel's first launch
+  double once = run_group(1);
   TimingResult r;
   constexpr double kMaxCalls = 1e9;
   const double min_s = options.min_repeat_ms / 1000.0;
@@ -38,10 +36,8 @@ TimingResult time_function(const std::function<void()>& fn, const TimingOptions&
     if (g > 0 && options.cooldown_ms > 0) {
       std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options.cooldown_ms));
     }
-    if (options.flush_cache) flush_caches();
-    auto start = clock::now();
-    for (int i = 0; i < static_cast<int>(calls); ++i) fn();
-    double group = std::chrono::duration<double>(clock::now() - start).count();
+    if (options.flush_cache) flush();
+    double group = run_group(static_cast<int>(calls));
     // One call's time misled the count (that call waited for a sleeping thread, say):
     // more calls, 20% over the minimum, and the groups start again.
     if (group < min_s && calls < kMaxCalls) {
@@ -58,6 +54,16 @@ TimingResult time_function(const std::function<void()>& fn, const TimingOptions&
   r.median_s = sorted[sorted.size() / 2];
   r.min_s = sorted.front();
   return r;
+}
+
+TimingResult time_function(const std::function<void()>& fn, const TimingOptions& options) {
+  using clock = std::chrono::steady_clock;
+  auto run_group = [&](int calls) {
+    auto start = clock::now();
+    for (int i = 0; i < calls; ++i) fn();
+    return std::chrono::duration<double>(clock::now() - start).count();
+  };
+  return time_groups(run_group, flush_caches, options);
 }
 
 TimingResult time_function(const std::function<void()>& fn, int repeat, double min_repeat_ms) {

@@ -25,6 +25,10 @@ struct TimingResult {
 };
 
 TimingResult time_function(const std::function<void()>& fn, const TimingOptions& options);
+// The same rule over another clock (a GPU's events): run_group(calls) makes `calls` calls
+// and returns the seconds they took; flush empties the caches that matter.
+TimingResult time_groups(const std::function<double(int calls)>& run_group, const std::function<void()>& flush,
+                         const TimingOptions& options);
 TimingResult time_function(const std::function<void()>& fn, int repeat = 7, double min_repeat_ms = 100);
 
 }  // namespace temper

@@ -73,7 +73,15 @@ std::vector<IndexBounds> region_under(const char* primitive, const std::vector<B
     VarMap bindings;
     for (size_t i = 0; i < b->iter_vars.size(); ++i)
       bindings[b->iter_vars[i].var.get()] = site.realize()->iter_values[i];
-    std::vector<const ForNode*> inner = loops_in(site.path, index_in_path(site, target.stmt()) + 1, site.path.size());
+    size_t target_index = index_in_path(site, target.stmt());
+    std::vector<const ForNode*> inner = loops_in(site.path, target_index + 1, site.path.size());
+    // A shared buffer is filled by all threads of a block together: its region covers
+    // every thread's accesses, so the thread loops around the target count as inner.
+    if (buf->scope == "shared") {
+      for (const ForNode* f : loops_in(site.path, 0, target_index + 1)) {
+        if (f->for_kind == ForKind::ThreadBinding && f->thread_tag.rfind("threadIdx", 0) == 0) inner.push_back(f);
+      }
+    }
     std::vector<std::vector<Expr>> accesses = loads ? load_indices(b->body, buf) : store_indices(b->body, buf);
     if (b->init.defined()) {
       auto more = loads ? load_indices(b->init, buf) : store_indices(b->init, buf);

@@ -5,19 +5,23 @@
 //   "llvm -mcpu=skylake-avx512 -mattr=+avx512f,+fma"
 //   "c"                                            C source compiled by the system compiler
 //   "llvm -mcpu=native -num-cores=2"               run on 2 threads
+//   "cuda -arch=sm_90"                             CUDA C through NVRTC, for compute capability 9.0
+//   "opencl"                                       OpenCL C on the first OpenCL device (PoCL on a CPU)
+//   "opencl -device=1 -max_threads_per_block=256"  another device; a limit given instead of queried
 //
 // "native" is kept as written; the backends resolve it (codegen/llvm/host_cpu.h for LLVM,
 // -march=native for C), so a Target prints back as it was given and keys a tuning log
 // the same way on every machine.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace temper {
 
 struct Target {
-  enum class Kind { LLVM, C };
+  enum class Kind { LLVM, C, CUDA, OpenCL };
 
   Kind kind = Kind::LLVM;
   // CPU to tune for: "" (generic), "native", or an LLVM CPU name such as "skylake-avx512".
@@ -28,9 +32,23 @@ struct Target {
   // temper_set_num_threads); 0 means one per core of the host.
   int num_cores = 0;
 
+  // GPU targets (cuda, opencl).
+  // The CUDA architecture NVRTC compiles for, "sm_<major><minor>"; "" means sm_80.
+  std::string arch;
+  // Which device of the platform runs the code (OpenCL: index over all platforms' devices;
+  // CUDA: the device ordinal).
+  int device = 0;
+  // Limits a schedule must respect; 0 means the device's queried limit, or the kind's
+  // default where no device is present (codegen/gpu/gpu_limits.h).
+  int max_threads_per_block = 0;
+  int64_t max_shared_memory_per_block = 0;
+
+  bool is_gpu() const { return kind == Kind::CUDA || kind == Kind::OpenCL; }
+
   // Throws UserError naming an unknown kind or option, or a malformed value.
   static Target parse(const std::string& text);
-  // The canonical string: kind, then -mcpu, -mattr, -num-cores when set. parse(to_string()) == *this.
+  // The canonical string: kind, then the options that are set, in a fixed order.
+  // parse(to_string()) == *this.
   std::string to_string() const;
 
   // The widest SIMD register the target's code may use, in bits (128, 256 or 512): what

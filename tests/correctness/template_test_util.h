@@ -1,7 +1,7 @@
-// Helpers the template correctness tests share (test_templates_gemm, test_templates_conv):
-// a task of a workload string, compiled code under a config checked against the op's
-// reference implementation, sampled configs, and a config's JSON round trip. Header-only:
-// each test file is an executable of its own.
+// Helpers the template correctness tests share (test_templates_gemm, test_templates_conv,
+// test_templates_gpu): a task of a workload string, compiled code under a config checked
+// against the op's reference implementation, sampled configs, and a config's JSON round
+// trip. Header-only: each test file is an executable of its own.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -28,10 +28,11 @@ inline std::unique_ptr<Task> task_of(const std::string& workload, const Target& 
   return Task::create(ops::Workload::parse(workload), target);
 }
 
-// Builds the task's schedule for config and checks its results against the reference.
-inline void expect_correct(const Task& task, const Config& config, uint64_t seed = 3) {
+// Builds the task's schedule for config, for target, and checks its results against the
+// reference.
+inline void expect_correct(const Task& task, const Config& config, uint64_t seed = 3, const Target& target = host()) {
   Schedule s = task.apply(config);
-  BuildResult built = build({s.func()}, host());
+  BuildResult built = build({s.func()}, target);
   ops::OpData data = ops::make_op_data(task.op(), seed);
   Comparison cmp = ops::run_and_check(built.module->get_function(task.op().func.name), data);
   EXPECT_TRUE(cmp.ok()) << task.workload().to_string() << " under " << config.to_string() << ": " << cmp.message

@@ -42,11 +42,12 @@ TEST(Target, PrintsBackCanonically) {
 
 TEST(Target, ErrorsNameWhatIsWrong) {
   EXPECT_EQ(parse_error("cuda2 -arch=sm_90"),
-            "unknown target kind 'cuda2' in target 'cuda2 -arch=sm_90': expected 'llvm' or 'c'");
-  EXPECT_EQ(parse_error("llvm -mcpu=native -opt-level=3"),
-            "unknown option '-opt-level' in target 'llvm -mcpu=native -opt-level=3': the options are -mcpu=<cpu>, "
-            "-mattr=<+feature,-feature>, -num-cores=<n>");
-  EXPECT_EQ(parse_error(""), "empty target string: use e.g. 'llvm -mcpu=native' or 'c'");
+            "unknown target kind 'cuda2' in target 'cuda2 -arch=sm_90': expected 'llvm', 'c', 'cuda' or 'opencl'");
+  EXPECT_EQ(
+      parse_error("llvm -mcpu=native -opt-level=3"),
+      "unknown option '-opt-level' in target 'llvm -mcpu=native -opt-level=3': the options of llvm are -mcpu=<cpu>, "
+      "-mattr=<+feature,-feature>, -num-cores=<n>");
+  EXPECT_EQ(parse_error(""), "empty target string: use e.g. 'llvm -mcpu=native', 'c', 'cuda' or 'opencl'");
   EXPECT_EQ(parse_error("llvm -mattr=avx2"),
             "bad feature 'avx2' in -mattr of target 'llvm -mattr=avx2': write +feature to add one, -feature to remove "
             "one");
@@ -55,6 +56,34 @@ TEST(Target, ErrorsNameWhatIsWrong) {
             "integer, got 'two'");
   EXPECT_EQ(parse_error("llvm -mcpu"), "option -mcpu in target 'llvm -mcpu' needs a value: -mcpu=...");
   EXPECT_EQ(parse_error("llvm -mcpu=a -mcpu=b"), "option -mcpu is given twice in target 'llvm -mcpu=a -mcpu=b'");
+  EXPECT_EQ(parse_error("cuda -mcpu=native"),
+            "unknown option '-mcpu' in target 'cuda -mcpu=native': the options of cuda are -arch=<sm_XY>, "
+            "-device=<n>, -max_threads_per_block=<n>, -max_shared_memory_per_block=<bytes>");
+  EXPECT_EQ(parse_error("cuda -arch=compute_90"),
+            "-arch in target 'cuda -arch=compute_90' must name a CUDA architecture like sm_80 or sm_90, got "
+            "'compute_90'");
+  EXPECT_EQ(parse_error("opencl -max_threads_per_block=0"),
+            "-max_threads_per_block in target 'opencl -max_threads_per_block=0' must be a positive integer, got '0'");
+  EXPECT_EQ(parse_error("opencl -arch=sm_90"),
+            "unknown option '-arch' in target 'opencl -arch=sm_90': the options of opencl are -device=<n>, "
+            "-max_threads_per_block=<n>, -max_shared_memory_per_block=<bytes>");
+}
+
+TEST(Target, ParsesGpuTargets) {
+  Target cuda = Target::parse("cuda -arch=sm_90 -max_shared_memory_per_block=49152");
+  EXPECT_EQ(cuda.kind, Target::Kind::CUDA);
+  EXPECT_TRUE(cuda.is_gpu());
+  EXPECT_EQ(cuda.arch, "sm_90");
+  EXPECT_EQ(cuda.max_shared_memory_per_block, 49152);
+  Target cl = Target::parse("opencl -device=1 -max_threads_per_block=256");
+  EXPECT_EQ(cl.kind, Target::Kind::OpenCL);
+  EXPECT_EQ(cl.device, 1);
+  EXPECT_EQ(cl.max_threads_per_block, 256);
+  EXPECT_FALSE(Target::parse("llvm").is_gpu());
+  for (const char* text : {"cuda", "cuda -arch=sm_80", "opencl", "opencl -device=1 -max_threads_per_block=256",
+                           "cuda -arch=sm_90a -max_threads_per_block=512 -max_shared_memory_per_block=65536"}) {
+    EXPECT_EQ(Target::parse(text).to_string(), text);
+  }
 }
 
 }  // namespace

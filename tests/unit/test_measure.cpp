@@ -3,13 +3,16 @@
 // result, a compile error and a compile time-out are told apart.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <numeric>
+#include <thread>
 
 #include "compiler/ops/cpu_schedules.h"
 #include "measure/builder.h"
+#include "measure/machine_share.h"
 #include "measure/runner.h"
 #include "measure/worker_protocol.h"
 #include "schedule_space/template.h"
@@ -56,6 +59,7 @@ TEST(MeasureTypes, ErrorNamesAreTheTuningLogs) {
 TEST(WorkerProtocol, RequestsAndRepliesRoundTripAsOneLine) {
   WorkerRequest request;
   request.workload = "matmul:M=2,N=3,K=4,transpose_a=0,transpose_b=0,dtype=float32";
+  request.target = "opencl -device=1";
   request.library = "/tmp/x y/lib.so";
   request.function = "matmul";
   request.number = 4;
@@ -68,6 +72,7 @@ TEST(WorkerProtocol, RequestsAndRepliesRoundTripAsOneLine) {
   EXPECT_EQ(line.find('\n'), std::string::npos);
   WorkerRequest back = decode_request(line);
   EXPECT_EQ(back.workload, request.workload);
+  EXPECT_EQ(back.target, request.target);
   EXPECT_EQ(back.library, request.library);
   EXPECT_EQ(back.function, request.function);
   EXPECT_EQ(back.number, 4);
@@ -222,8 +227,8 @@ TEST(Measure, TheTimeOutCoversTheCandidateNotTheWorkersPreparation) {
   // The conv's reference is a naive loop nest (a second or more); the tuning template's
   // default config runs it in about 20 ms: a hundredfold margin on either side of the
   // time-out, which holds on a busy machine too.
-  auto task = schedule_space::Task::create(ops::Workload::parse("conv2d:N=1,C=256,H=28,W=28,K=256,R=3,S=3,pad=1"),
-                                           kNative);
+  auto task =
+      schedule_space::Task::create(ops::Workload::parse("conv2d:N=1,C=256,H=28,W=28,K=256,R=3,S=3,pad=1"), kNative);
   MeasureInput candidate{task->workload(), kNative, task->apply(task->default_config()).func()};
   MeasureResult r = build_and_run(candidate, options);
   EXPECT_EQ(r.error, MeasureError::None) << r.message;
@@ -240,6 +245,48 @@ TEST(Measure, TimingOptionsReachTheWorker) {
   EXPECT_EQ(r.error, MeasureError::None) << r.message;
   EXPECT_EQ(r.costs.size(), 4u);
   EXPECT_GE(r.run_seconds, 3 * 0.020);  // three pauses between four groups
+}
+
+// Four jobs' phases, two of them exclusive (a CPU target's timings), through one
+// MachineShare: an exclusive phase never overlaps another phase, shared phases do overlap.
+TEST(MachineShare, AnExclusivePhaseRunsAloneAndSharedPhasesOverlap) {
+  MachineShare share;
+  std::atomic<int> running{0};
+  std::atomic<int> exclusive_running{0};
+  std::atomic<int> most_shared_at_once{0};
+  std::atomic<bool> overlapped_an_exclusive{false};
+  auto phase = [&](bool exclusive) {
+    share.run(exclusive, [&] {
+      int now = ++running;
+      if (exclusive) ++exclusive_running;
+      if (exclusive_running > 0 && now > 1) overlapped_an_exclusive = true;
+      if (!exclusive) {
+        int seen = most_shared_at_once;
+        while (now > seen && !most_shared_at_once.compare_exchange_weak(seen, now)) {
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      if (exclusive) --exclusive_running;
+      --running;
+    });
+  };
+  std::vector<std::thread> jobs;
+  for (int j = 0; j < 4; ++j) {
+    jobs.emplace_back([&, j] {
+      for (int batch = 0; batch < 10; ++batch) {
+        phase(false);       // a build
+        phase(j % 2 == 0);  // a timing: exclusive for the "CPU" jobs
+      }
+    });
+  }
+  for (std::thread& job : jobs) job.join();
+  EXPECT_FALSE(overlapped_an_exclusive);
+  EXPECT_GE(most_shared_at_once, 2);
+  // An exception ends the phase's turn: the next exclusive phase still gets one.
+  EXPECT_THROW(share.run(true, [] { throw UserError("boom"); }), UserError);
+  bool ran = false;
+  share.run(true, [&] { ran = true; });
+  EXPECT_TRUE(ran);
 }
 
 TEST(Measure, RunnerFindsOrNamesItsWorker) {

@@ -65,6 +65,36 @@ inline Schedule gemm_tiles(const PrimFunc& matmul, int mr, int nr, bool decompos
   return s;
 }
 
+// The classic tiled GPU matmul (m, n multiples of 32, k of 8): 8x8 threads per block,
+// each computing a 4x4 tile of C in a local accumulator, A and B staged through shared
+// memory a k-tile of 8 at a time by all threads of the block together.
+inline Schedule gpu_matmul(int m, int n, int k) {
+  Schedule s(matmul(m, n, k));
+  BlockRV c = s.get_block("C");
+  BlockRV a_shared = s.cache_read(c, 1, "shared");
+  BlockRV b_shared = s.cache_read(c, 2, "shared");
+  BlockRV c_local = s.cache_write(c, 0, "local");
+  std::vector<LoopRV> l = s.get_loops(c);
+  std::vector<LoopRV> i = s.split(l[0], {std::nullopt, 8, 4});
+  std::vector<LoopRV> j = s.split(l[1], {std::nullopt, 8, 4});
+  std::vector<LoopRV> kk = s.split(l[2], {std::nullopt, 8});
+  s.reorder({i[0], j[0], i[1], j[1], kk[0], kk[1], i[2], j[2]});
+  s.bind(i[0], "blockIdx.y");
+  s.bind(j[0], "blockIdx.x");
+  s.bind(i[1], "threadIdx.y");
+  s.bind(j[1], "threadIdx.x");
+  s.reverse_compute_at(c_local, j[1]);
+  for (BlockRV stage : {a_shared, b_shared}) {
+    s.compute_at(stage, kk[0]);
+    std::vector<LoopRV> sl = s.get_loops(stage);
+    LoopRV fused = s.fuse({sl[sl.size() - 2], sl.back()});
+    std::vector<LoopRV> f = s.split(fused, {std::nullopt, 8, 8});
+    s.bind(f[1], "threadIdx.y");
+    s.bind(f[2], "threadIdx.x");
+  }
+  return s;
+}
+
 // The printed program, for comparison with expected text.
 inline std::string text(const Schedule& s) {
   return to_string(s.func());

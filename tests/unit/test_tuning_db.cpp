@@ -46,7 +46,7 @@ TuningRecord make_record(const WorkloadKey& workload, const std::string& target,
                          ErrorKind error = ErrorKind::None, int tag = 0) {
   TuningRecord r;
   r.workload = workload;
-  r.target = {target, "Test CPU @ 1GHz", "fpu sse avx512f", 2, "LLVM 19.1.7"};
+  r.target = {target, "Test CPU @ 1GHz", "fpu sse avx512f", 2, "LLVM 19.1.7", ""};
   r.trace = {{"version", 1}, {"instructions", nlohmann::json::array({{{"kind", "Split"}, {"tag", tag}}})}};
   r.config = {{"tile_i", tag}};
   if (std::isfinite(mean)) r.costs = {mean, mean * 1.01, mean * 0.99};
@@ -168,7 +168,7 @@ TEST(SQLiteDatabase, RecordsPersistAcrossReopeningAndAnEmptyFileBecomesALog) {
   SQLiteDatabase db(path);
   EXPECT_EQ(db.size(), 1);
   EXPECT_EQ(db.top_k(kMatmul, "llvm", 1).at(0).config["tile_i"], 1);
-  EXPECT_EQ(sqlite_schema_version(), 1);
+  EXPECT_EQ(sqlite_schema_version(), 2);
 }
 
 TEST(JsonLines, ExportImportRoundTripAndImportAdds) {

@@ -27,8 +27,8 @@ class TuningDbMaintenance : public log_testing::TempDirTest {
 
 const WorkloadKey kMatmul{"matmul", "matmul:M=64,N=64,K=64,dtype=float32"};
 const WorkloadKey kRelu{"relu", "relu:shape=64,dtype=float32"};
-const TargetInfo kLlvm{"llvm -mcpu=native", "Test CPU @ 1GHz", "fpu avx2 fma", 2, "LLVM 19.1.7"};
-const TargetInfo kC{"c", "Test CPU @ 1GHz", "fpu avx2 fma", 2, "cc 12.2"};
+const TargetInfo kLlvm{"llvm -mcpu=native", "Test CPU @ 1GHz", "fpu avx2 fma", 2, "LLVM 19.1.7", ""};
+const TargetInfo kC{"c", "Test CPU @ 1GHz", "fpu avx2 fma", 2, "cc 12.2", ""};
 
 // A record whose trace carries `tag` (and `padding` bytes, to make records take room).
 TuningRecord make_record(const WorkloadKey& workload, const TargetInfo& target, double mean, int tag,

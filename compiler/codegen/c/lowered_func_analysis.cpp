@@ -20,7 +20,8 @@ bool is_c_identifier(const std::string& s) {
 
 class LoweredFormChecker : public IRVisitor {
  public:
-  explicit LoweredFormChecker(const std::string& func) : func_(func) {}
+  LoweredFormChecker(const std::string& func, const std::set<std::string>& device_intrinsics)
+      : func_(func), device_intrinsics_(device_intrinsics) {}
   using IRVisitor::visit;
 
  protected:
@@ -59,6 +60,10 @@ class LoweredFormChecker : public IRVisitor {
         }
         break;
       case CallKind::Intrinsic: {
+        if (device_intrinsics_.count(op->name)) {
+          if (!op->args.empty()) throw UserError(str("function ", func_, ": ", op->name, " takes no arguments"));
+          break;
+        }
         const BufferLoadNode* load = op->args.size() == 1 ? op->args[0].as<BufferLoadNode>() : nullptr;
         if (op->name != "address_of") {
           throw UserError(str("function ", func_, ": unknown intrinsic '", op->name, "'; codegen knows address_of"));
@@ -110,6 +115,7 @@ class LoweredFormChecker : public IRVisitor {
         str("function ", func_, " still contains ", what, "; codegen expects lowered IR: run lower() on it first"));
   }
   std::string func_;
+  const std::set<std::string>& device_intrinsics_;
 };
 
 // Records the uses of Vars and buffers that a statement does not define itself.
@@ -165,7 +171,7 @@ class FreeValueCollector : public IRVisitor {
 
 }  // namespace
 
-void check_lowered(const std::vector<PrimFunc>& funcs) {
+void check_lowered(const std::vector<PrimFunc>& funcs, const std::set<std::string>& device_intrinsics) {
   std::set<std::string> names;
   for (const PrimFunc& f : funcs) {
     if (!is_c_identifier(f.name)) {
@@ -173,7 +179,7 @@ void check_lowered(const std::vector<PrimFunc>& funcs) {
     }
     if (!names.insert(f.name).second) throw UserError(str("two functions are named '", f.name, "'"));
     TEMPER_CHECK(f.body.defined(), "function ", f.name, " has no body");
-    LoweredFormChecker checker(f.name);
+    LoweredFormChecker checker(f.name, device_intrinsics);
     for (const Buffer& param : f.params) checker.check_alignment(param);
     checker.visit(f.body);
   }

@@ -9,6 +9,8 @@
 // Intrinsic is address_of(a buffer load with a scalar index).
 #pragma once
 
+#include <set>
+#include <string>
 #include <vector>
 
 #include "compiler/ir/ir.h"
@@ -16,8 +18,9 @@
 namespace temper {
 
 // Throws UserError naming what is not lowered (or a name that is not a C identifier, or
-// two functions of one name).
-void check_lowered(const std::vector<PrimFunc>& funcs);
+// two functions of one name). The GPU printers also accept the argument-less intrinsics
+// they print (thread_barrier).
+void check_lowered(const std::vector<PrimFunc>& funcs, const std::set<std::string>& device_intrinsics = {});
 
 // How a function's arguments are checked and bind its shape variables: a dimension whose
 // declared extent is a Var seen there for the first time (in parameter order) binds it to
