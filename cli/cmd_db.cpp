@@ -150,6 +150,7 @@ std::string vector_features(const std::string& cpu_features) {
 
 std::string describe_machine(const tuning_db::TargetInfo& target) {
   std::vector<std::string> parts;
+  if (!target.device.empty()) parts.push_back("device " + target.device);
   parts.push_back(target.cpu_model.empty() ? "unknown CPU" : target.cpu_model);
   parts.push_back(plural(target.cores, "core"));
   if (!target.compiler.empty()) parts.push_back(target.compiler);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the benchmarks (installing oneDNN, OpenBLAS and OpenCV's dnn module) and runs one of them.
-# Usage: scripts/bench.sh [matmul_schedules|tune_matmul|conv_templates|cost_model|model_e2e] [options of that benchmark]
+# Usage: scripts/bench.sh [matmul_schedules|tune_matmul|conv_templates|cost_model|model_e2e|gpu_matmul] [options of that benchmark]
 #
 # model_e2e runs end to end: writes the models into bench_logs/models/ (scripts/make_bench_models.py),
 # tunes each with `temper tune MODEL.onnx` into bench_logs/model_e2e.db, then times Temper (default
@@ -17,6 +17,31 @@ build="${BUILD_DIR:-$root/build}"
 "$root/scripts/build.sh" -DTEMPER_BUILD_BENCHMARKS=ON
 bench="${1:-matmul_schedules}"
 shift || true
+
+# gpu_matmul: tunes matmul for opencl and the CPU (and cuda where there is a device), one
+# target after the other, into bench_logs/gpu_matmul.db (GPU_MATMUL_TRIALS per target,
+# default 48; the log is appended to, so a rerun resumes), then times them side by side.
+if [[ "$bench" == gpu_matmul ]]; then
+  logs="$root/bench_logs"
+  mkdir -p "$logs"
+  db="$logs/gpu_matmul.db"
+  trials="${GPU_MATMUL_TRIALS:-48}"
+  targets=("opencl" "llvm -mcpu=native")
+  if "$build/cli/temper" devices --json | /usr/bin/python3 -c \
+    'import json,sys; sys.exit(0 if any(k["kind"] == "cuda" and k["available"] for k in json.load(sys.stdin)["targets"]) else 1)'; then
+    targets+=("cuda")
+  fi
+  for target in "${targets[@]}"; do
+    size=1024
+    [[ "$target" == cuda ]] && size=4096
+    echo "bench.sh: tuning matmul ${size}^3 for '$target' ($trials trials; output in $logs/gpu_matmul_tune.log)"
+    "$build/cli/temper" tune "matmul:M=$size,N=$size,K=$size" --target "$target" --db "$db" --trials "$trials" \
+      >>"$logs/gpu_matmul_tune.log" 2>&1
+    grep -E '^(measured|best) ' "$logs/gpu_matmul_tune.log" | tail -2
+  done
+  "$build/benchmarks/gpu_matmul" --db "$db" "$@"
+  exit
+fi
 
 if [[ "$bench" != model_e2e ]]; then
   "$build/benchmarks/$bench" "$@"

@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 
+#include "compiler/codegen/gpu/nvrtc.h"
 #include "compiler/ir/error.h"
 #include "compiler/ops/workload.h"
 #include "compiler/runtime/gpu/gpu_device.h"
@@ -83,9 +84,12 @@ TargetInfo host_target_info(const Target& target) {
       info.compiler = system_c_compiler_version();
       break;
     case Target::Kind::CUDA:
+      // NVRTC compiles to PTX, the driver (in the device fingerprint) PTX to machine code.
+      info.compiler = nvrtc_version();
+      info.device = gpu_device_fingerprint(target);
+      break;
     case Target::Kind::OpenCL:
-      // The device's driver compiles the code (OpenCL C, or PTX to machine code): its
-      // version is part of the device fingerprint.
+      // The device's driver compiles OpenCL C: its version is in the device fingerprint.
       info.device = gpu_device_fingerprint(target);
       break;
   }

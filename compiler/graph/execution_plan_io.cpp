@@ -1,8 +1,7 @@
 // save_execution_plan / load_execution_plan: the files execution_plan.h describes.
 #include <cstring>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "compiler/codegen/llvm/host_cpu.h"
 #include "compiler/graph/execution_plan.h"
@@ -16,15 +15,20 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kFormat = "temper-execution-plan";
-constexpr int kVersion = 1;
+// 2: the weights checksum is the standard 64-bit FNV-1a (version 1 used another offset basis).
+constexpr int kVersion = 2;
 constexpr int64_t kAlignment = 64;
 
 const char* kind_name(PlannedArray::Kind kind) {
   switch (kind) {
-    case PlannedArray::Kind::Input: return "input";
-    case PlannedArray::Kind::Constant: return "constant";
-    case PlannedArray::Kind::Output: return "output";
-    case PlannedArray::Kind::Intermediate: return "intermediate";
+    case PlannedArray::Kind::Input:
+      return "input";
+    case PlannedArray::Kind::Constant:
+      return "constant";
+    case PlannedArray::Kind::Output:
+      return "output";
+    case PlannedArray::Kind::Intermediate:
+      return "intermediate";
   }
   return "?";
 }
@@ -37,15 +41,6 @@ PlannedArray::Kind parse_kind(const std::string& name) {
   throw json::other_error::create(501, str("unknown array kind '", name, "'"), nullptr);
 }
 
-uint64_t fnv1a(const std::string& bytes) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 std::string rebuild_hint() {
   return "rebuild the model with `temper build`";
 }
@@ -56,10 +51,8 @@ void save_execution_plan(const ExecutionPlan& plan, const std::string& plan_path
   std::string weights;
   json arrays = json::array();
   for (const PlannedArray& a : plan.arrays) {
-    json entry = {{"name", a.name},
-                  {"shape", a.type.shape},
-                  {"dtype", a.type.dtype.to_string()},
-                  {"kind", kind_name(a.kind)}};
+    json entry = {
+        {"name", a.name}, {"shape", a.type.shape}, {"dtype", a.type.dtype.to_string()}, {"kind", kind_name(a.kind)}};
     if (a.kind == PlannedArray::Kind::Intermediate) entry["storage"] = a.storage;
     if (a.kind == PlannedArray::Kind::Constant) {
       weights.resize((weights.size() + kAlignment - 1) / kAlignment * kAlignment, '\0');
@@ -101,8 +94,8 @@ ExecutionPlan load_execution_plan(const std::string& plan_path, const std::strin
     throw UserError(str("'", plan_path, "' is not a Temper model plan (no \"format\": \"", kFormat, "\")"));
   }
   if (file.value("version", -1) != kVersion) {
-    throw UserError(str("model plan '", plan_path, "' has version ", file.value("version", -1), "; this Temper reads version ",
-                        kVersion, ": ", rebuild_hint()));
+    throw UserError(str("model plan '", plan_path, "' has version ", file.value("version", -1),
+                        "; this Temper reads version ", kVersion, ": ", rebuild_hint()));
   }
   std::string weights = read_file(weights_path, "model weights");
   ExecutionPlan plan;
@@ -130,8 +123,8 @@ ExecutionPlan load_execution_plan(const std::string& plan_path, const std::strin
         a.data = NDArray::empty(a.type.shape, a.type.dtype);
         uint64_t bytes = static_cast<uint64_t>(a.data.nbytes());
         if (offset > weights.size() || bytes > weights.size() - offset) {
-          throw UserError(str("model plan '", plan_path, "': constant '", a.name, "' lies outside the weights file: ",
-                              rebuild_hint()));
+          throw UserError(str("model plan '", plan_path, "': constant '", a.name,
+                              "' lies outside the weights file: ", rebuild_hint()));
         }
         std::memcpy(a.data.data(), weights.data() + offset, bytes);
       }

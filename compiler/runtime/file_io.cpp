@@ -46,4 +46,13 @@ void write_file_atomically(const std::string& path, const std::string& bytes, co
   }
 }
 
+uint64_t fnv1a(const std::string& bytes) {
+  uint64_t hash = 14695981039346656037ull;
+  for (unsigned char byte : bytes) {
+    hash ^= byte;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
 }  // namespace temper

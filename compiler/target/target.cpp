@@ -96,6 +96,8 @@ int64_t parse_count(const std::string& name, const std::string& value, const std
   return n;
 }
 
+}  // namespace
+
 bool is_cuda_arch(const std::string& arch) {
   if (arch.size() < 5 || arch.rfind("sm_", 0) != 0) return false;
   for (size_t i = 3; i < arch.size(); ++i) {
@@ -103,8 +105,6 @@ bool is_cuda_arch(const std::string& arch) {
   }
   return true;
 }
-
-}  // namespace
 
 Target Target::parse(const std::string& text) {
   std::istringstream in(text);

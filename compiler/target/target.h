@@ -61,4 +61,7 @@ struct Target {
 
 const char* target_kind_name(Target::Kind kind);
 
+// Whether arch names a CUDA architecture as -arch takes it: sm_<digits>, optionally ending in 'a'.
+bool is_cuda_arch(const std::string& arch);
+
 }  // namespace temper

@@ -12,6 +12,10 @@
 //            at most 64)
 //   vector   the width of the cooperative fetch's loads and stores: a width of the
 //            kind's vector types that divides both tiles' innermost extents
+//   vectorize_tile   1: the register tile's columns are one vector (its width a vector
+//            width of the kind), so each thread's products, initialisation and
+//            write-back are vector operations -- what an OpenCL device on a CPU (PoCL)
+//            turns into SIMD instructions
 //   auto_unroll_max_step   gpu_tiling.h
 //
 // batch_matmul's batch loop is bound to blockIdx.z. dense's bias and activation, when it
@@ -29,6 +33,8 @@
 // tile of 8, each the largest divisor of the extent up to that (where M allows fewer
 // than 8 rows of threads, up to 64 / those along N), no virtual threads, the widest
 // vector up to 4 that the tiles allow, and auto_unroll_max_step 512.
+#include <algorithm>
+
 #include "schedule_space/gpu_templates.h"
 #include "schedule_space/templates/gpu_tiling.h"
 
@@ -83,7 +89,14 @@ void define_gemm(ConfigSpace& space, const ops::OpInstance&, const ops::Workload
   std::vector<json> widths;
   for (int64_t v : gpu_vector_widths(target)) widths.emplace_back(v);
   space.define_knob("vector", widths);
+  space.define_knob("vectorize_tile", {json(0), json(1)});
   define_auto_unroll(space);
+
+  std::vector<int64_t> lanes = gpu_vector_widths(target);
+  space.add_constraint("a vectorized register tile is as wide as a vector of the target", [lanes](const Config& c) {
+    int64_t ix = tile_of(c).ix;
+    return c.knob_int("vectorize_tile") == 0 || (ix > 1 && std::find(lanes.begin(), lanes.end(), ix) != lanes.end());
+  });
 
   space.add_constraint("the vector width divides the innermost extents of the A and B tiles", [w](const Config& c) {
     int64_t v = c.knob_int("vector");
@@ -156,7 +169,10 @@ Schedule apply_gemm(const Config& c, const ops::OpInstance& op, const ops::Workl
   s.bind(x[2], "threadIdx.x");
 
   s.reverse_compute_at(write_back, x[2]);
-  s.decompose_reduction(gemm, k[0]);
+  BlockRV init = s.decompose_reduction(gemm, k[0]);
+  if (c.knob_int("vectorize_tile")) {
+    for (BlockRV b : {init, gemm, write_back}) s.vectorize(s.get_loops(b).back());
+  }
   GemmTile t = tile_of(c);
   size_t depth = first + 7;  // the loops down to k's outer part
   for (BlockRV stage : {a_shared, b_shared}) {
@@ -174,6 +190,7 @@ Config default_gemm(const ConfigSpace& space, const ops::OpInstance&, const ops:
   json knobs = {{"tile_y", y},
                 {"tile_x", default_four_way(w.get_int("N"), 4, 64 / y[2])},
                 {"tile_k", {w.get_int("K") / k_tile, k_tile}},
+                {"vectorize_tile", 0},
                 {kAutoUnrollKnob, 512}};
   // The widest vector up to 4 lanes (the widest every kind has) that the tiles allow.
   for (int64_t v : {4, 2, 1}) {

@@ -56,6 +56,15 @@ Target opencl() {
   return Target::parse("opencl");
 }
 
+bool has_opencl_device() {
+  try {
+    open_gpu_device(opencl());
+    return true;
+  } catch (const UserError&) {
+    return false;
+  }
+}
+
 // The configs each test tries: the default, then sampled ones (valid in the task's space).
 std::vector<Config> configs_to_try(const Task& task) {
   std::vector<Config> configs = {task.default_config()};
@@ -173,15 +182,37 @@ TEST(GpuGemmTemplate, SpaceAndDefaultOfALargeMatmul) {
   std::unique_ptr<Task> task = task_of("matmul:M=1024,N=1024,K=1024", Target::parse("cuda"));
   std::vector<std::string> names;
   for (const Knob& k : task->space().knobs()) names.push_back(k.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"tile_y", "tile_x", "tile_k", "vector", "auto_unroll_max_step"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"tile_y", "tile_x", "tile_k", "vector", "vectorize_tile",
+                                             "auto_unroll_max_step"}));
   EXPECT_EQ(task->space().knob("vector").choices, (std::vector<json>{1, 2, 4}));
   EXPECT_EQ(task->space().knob("auto_unroll_max_step").choices, (std::vector<json>{0, 16, 64, 512}));
   // 8 x 8 threads, each a 4 x 4 register tile; k tiles of 8; float4 fetches.
   EXPECT_EQ(task->default_config().to_json()["knobs"],
             json::parse(R"({"tile_y": [32, 1, 8, 4], "tile_x": [32, 1, 8, 4], "tile_k": [128, 8], "vector": 4,
-                            "auto_unroll_max_step": 512})"));
+                            "vectorize_tile": 0, "auto_unroll_max_step": 512})"));
   EXPECT_EQ(task_of("matmul:M=8,N=8,K=8", opencl())->space().knob("vector").choices,
             (std::vector<json>{1, 2, 4, 8, 16}));
+}
+
+// A register tile one vector wide: each thread's products and write-back are vector
+// operations (OpenCL vloadN/vstoreN), and the results still match the reference.
+TEST(GpuGemmTemplate, AVectorizedRegisterTileComputesInVectors) {
+  std::unique_ptr<Task> task = task_of("matmul:M=64,N=64,K=32", opencl());
+  json knobs = task->default_config().to_json();
+  knobs["knobs"]["tile_x"] = {2, 1, 4, 8};
+  knobs["knobs"]["vectorize_tile"] = 1;
+  Config c = task->space().from_json(knobs);
+  ASSERT_TRUE(task->space().is_valid(c)) << task->space().why_invalid(c);
+  std::string source = emit({task->apply(c).func()}, opencl(), "opencl");
+  EXPECT_NE(source.find("vstore8("), std::string::npos) << source;
+  if (!has_opencl_device()) GTEST_SKIP() << "SKIP: no OpenCL device";
+  expect_correct(*task, c, 3, opencl());
+  knobs["knobs"]["tile_x"] = {1, 1, 4, 16};
+  knobs["knobs"]["tile_y"] = {8, 1, 8, 1};
+  EXPECT_TRUE(task->space().is_valid(task->space().from_json(knobs)));
+  knobs["knobs"]["tile_x"] = {2, 1, 32, 1};
+  EXPECT_EQ(task->space().why_invalid(task->space().from_json(knobs)),
+            "a vectorized register tile is as wide as a vector of the target");
 }
 
 // Odd extents: the largest divisors up to the classic tile, a single row of threads
@@ -191,7 +222,7 @@ TEST(GpuGemmTemplate, DefaultOfOddExtents) {
   std::unique_ptr<Task> task = task_of("dense:M=1,N=40,K=12,bias=1", Target::parse("cuda"));
   EXPECT_EQ(task->default_config().to_json()["knobs"],
             json::parse(R"({"tile_y": [1, 1, 1, 1], "tile_x": [1, 1, 10, 4], "tile_k": [2, 6], "vector": 2,
-                            "auto_unroll_max_step": 512})"));
+                            "vectorize_tile": 0, "auto_unroll_max_step": 512})"));
   Config c = task->default_config();
   json four = c.to_json();
   four["knobs"]["vector"] = 4;  // 6 is the k extent of both tiles (W is [N, K])
@@ -224,6 +255,7 @@ TEST(GpuGemmTemplate, VirtualThreadsStageTheirOwnTiles) {
                                         {"tile_x", {2, 2, 4, 4}},
                                         {"tile_k", {2, 8}},
                                         {"vector", 4},
+                                        {"vectorize_tile", 0},
                                         {"auto_unroll_max_step", 0}}}});
   std::string source = emit({task->apply(c).func()}, opencl(), "opencl");
   EXPECT_NE(source.find("__local float A_shared[128]"), std::string::npos) << source;
@@ -278,6 +310,7 @@ TEST(GpuTemplateBuilds, OverLimitConfigsAreRejected) {
                    {"tile_x", {2, 1, 64, 1}},
                    {"tile_k", {2, 8}},
                    {"vector", 1},
+                   {"vectorize_tile", 0},
                    {"auto_unroll_max_step", 0}},
                   "2048 threads per block (64 x 32 x 1) exceed the limit of 256",
                   "at most 256 threads per block (the limit of target 'opencl -max_threads_per_block=256')");
@@ -286,6 +319,7 @@ TEST(GpuTemplateBuilds, OverLimitConfigsAreRejected) {
                    {"tile_x", {2, 1, 8, 8}},
                    {"tile_k", {1, 32}},
                    {"vector", 4},
+                   {"vectorize_tile", 0},
                    {"auto_unroll_max_step", 0}},
                   "16384 bytes of shared memory exceed the limit of 4096",
                   "at most 4096 bytes of shared memory per block (the limit of target "

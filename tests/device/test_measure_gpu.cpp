@@ -21,6 +21,7 @@
 #include "search/tune.h"
 #include "tuning_db/memory_database.h"
 #include "tuning_db/record.h"
+#include "unit/test_schedule_workloads.h"
 
 namespace temper::measure {
 namespace {
@@ -40,37 +41,9 @@ PrimFunc matmul_func(int m, int n, int k, int reduce) {
   return te::create_prim_func({a, b, c}, "matmul");
 }
 
-// The classic tiled GPU matmul: 8x8 threads per block, each computing a 4x4 tile of C in
-// a local accumulator, A and B staged through shared memory per k-tile of 8.
-PrimFunc gpu_matmul(PrimFunc func) {
-  Schedule s(func);
-  BlockRV c = s.get_block("C");
-  BlockRV a_shared = s.cache_read(c, 1, "shared");
-  BlockRV b_shared = s.cache_read(c, 2, "shared");
-  BlockRV c_local = s.cache_write(c, 0, "local");
-  std::vector<LoopRV> l = s.get_loops(c);
-  std::vector<LoopRV> i = s.split(l[0], {std::nullopt, 8, 4});
-  std::vector<LoopRV> j = s.split(l[1], {std::nullopt, 8, 4});
-  std::vector<LoopRV> kk = s.split(l[2], {std::nullopt, 8});
-  s.reorder({i[0], j[0], i[1], j[1], kk[0], kk[1], i[2], j[2]});
-  s.bind(i[0], "blockIdx.y");
-  s.bind(j[0], "blockIdx.x");
-  s.bind(i[1], "threadIdx.y");
-  s.bind(j[1], "threadIdx.x");
-  s.reverse_compute_at(c_local, j[1]);
-  for (BlockRV stage : {a_shared, b_shared}) {
-    s.compute_at(stage, kk[0]);
-    std::vector<LoopRV> sl = s.get_loops(stage);
-    LoopRV fused = s.fuse({sl[sl.size() - 2], sl.back()});
-    std::vector<LoopRV> f = s.split(fused, {std::nullopt, 8, 8});
-    s.bind(f[1], "threadIdx.y");
-    s.bind(f[2], "threadIdx.x");
-  }
-  return s.func();
-}
-
 MeasureInput gpu_candidate(const Target& target, int reduce = 64) {
-  return {ops::Workload::parse("matmul:M=64,N=64,K=64"), target, gpu_matmul(matmul_func(64, 64, 64, reduce))};
+  return {ops::Workload::parse("matmul:M=64,N=64,K=64"), target,
+          testing::gpu_matmul(matmul_func(64, 64, 64, reduce)).func()};
 }
 
 RunnerOptions quick_runner() {

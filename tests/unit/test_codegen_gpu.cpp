@@ -1,8 +1,6 @@
 // The CUDA and OpenCL printers, and NVRTC: printed kernels against expected text, CUDA
 // source through NVRTC to PTX, OpenCL source built and run on the OpenCL device (PoCL on
 // a CPU) against a reference. Where NVRTC or OpenCL is missing, those tests print SKIP.
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,8 +15,10 @@
 #include "compiler/codegen/gpu/nvrtc.h"
 #include "compiler/lower/lower.h"
 #include "compiler/lower/split_host_device.h"
+#include "compiler/runtime/gpu/gpu_device.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/te/te.h"
+#include "user_error_test_util.h"
 
 namespace temper {
 namespace {
@@ -27,15 +27,6 @@ const DataType f32 = DataType::float32();
 
 bool contains(const std::string& text, const std::string& piece) {
   return text.find(piece) != std::string::npos;
-}
-
-std::string user_error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 // The text from the kernel's signature to the end: what follows the preamble.
@@ -223,25 +214,26 @@ TEST(CodegenGpu, WhatAKernelCannotDoIsAUserErrorNamingIt) {
   auto bound = [&](Stmt inner) { return make_for(tx, 0, 32, ForKind::ThreadBinding, inner, "threadIdx.x"); };
 
   Buffer half("H", DataType::float16(), {32});
-  std::string error = user_error_of([&] {
+  std::string error = testing_util::error_of([&] {
     emit_cuda({one_kernel("bad", {half}, bound(store(half, load(half, {tx}), {tx})), {1, 1, 1}, {32, 1, 1})});
   });
   EXPECT_TRUE(contains(error, "CUDA kernel bad_kernel0: buffer H is float16")) << error;
 
-  error = user_error_of([&] { emit_opencl({kernel(bound(evaluate(call_extern(f32, "host_fn", {load(a, {tx})}))))}); });
+  error = testing_util::error_of(
+      [&] { emit_opencl({kernel(bound(evaluate(call_extern(f32, "host_fn", {load(a, {tx})}))))}); });
   EXPECT_TRUE(contains(error, "OpenCL kernel bad_kernel0 calls the extern function host_fn")) << error;
 
-  error = user_error_of(
+  error = testing_util::error_of(
       [&] { emit_cuda({kernel(make_for(i, 0, 32, ForKind::Parallel, store(a, make_const(f32, 0.0), {i})))}); });
   EXPECT_TRUE(contains(error, "loop i is parallel")) << error;
 
-  error = user_error_of([&] {
+  error = testing_util::error_of([&] {
     emit_cuda({kernel(make_for(i, 0, 32, ForKind::ThreadBinding, store(a, make_const(f32, 0.0), {i}), "vthread"))});
   });
   EXPECT_TRUE(contains(error, "bound to 'vthread'")) << error;
 
   Buffer temp("T", f32, {4096});
-  error = user_error_of([&] { emit_cuda({kernel(bound(allocate(temp, store(temp, load(a, {tx}), {tx}))))}); });
+  error = testing_util::error_of([&] { emit_cuda({kernel(bound(allocate(temp, store(temp, load(a, {tx}), {tx}))))}); });
   EXPECT_TRUE(contains(error, "allocates buffer T in 'global' memory")) << error;
 }
 
@@ -318,14 +310,15 @@ TEST(Nvrtc, UnknownArchitecturesAndCompileErrorsAreUserErrors) {
   SKIP_WITHOUT_NVRTC();
   std::string cuda = emit_cuda({staged_exp()});
   for (const char* arch : {"sm_12", "sm_999"}) {
-    std::string error = user_error_of([&] { compile_cuda_to_ptx(cuda, arch); });
+    std::string error = testing_util::error_of([&] { compile_cuda_to_ptx(cuda, arch); });
     EXPECT_TRUE(contains(error, str("does not know the architecture '", arch, "'"))) << error;
     EXPECT_TRUE(contains(error, "it knows sm_")) << error;
   }
-  EXPECT_TRUE(contains(user_error_of([&] { compile_cuda_to_ptx(cuda, "compute_90"); }), "not a CUDA architecture"));
+  EXPECT_TRUE(
+      contains(testing_util::error_of([&] { compile_cuda_to_ptx(cuda, "compute_90"); }), "not a CUDA architecture"));
 
   std::string broken = "extern \"C\" __global__ void f(float* a) {\n  a[0] = 1.0f\n}\n";
-  std::string error = user_error_of([&] { compile_cuda_to_ptx(broken, "sm_90"); });
+  std::string error = testing_util::error_of([&] { compile_cuda_to_ptx(broken, "sm_90"); });
   EXPECT_TRUE(contains(error, "cannot compile the generated CUDA source")) << error;
   EXPECT_TRUE(contains(error, "temper_kernels.cu(3): error")) << error;
   EXPECT_TRUE(contains(error, "source around line 3:\n 1: extern")) << error;
@@ -338,7 +331,7 @@ TEST(Nvrtc, ALibraryThatCannotBeLoadedSaysWhatToInstall) {
   setenv("TEMPER_NVRTC", "/nonexistent/libnvrtc.so", 1);
   std::string why;
   bool available = nvrtc_available(&why);
-  std::string error = user_error_of([] { compile_cuda_to_ptx("", "sm_90"); });
+  std::string error = testing_util::error_of([] { compile_cuda_to_ptx("", "sm_90"); });
   if (before) {
     setenv("TEMPER_NVRTC", saved.c_str(), 1);
   } else {
@@ -353,77 +346,23 @@ TEST(Nvrtc, ALibraryThatCannotBeLoadedSaysWhatToInstall) {
 
 // ---------------------------------------------------------------- OpenCL on the device
 
-// The first OpenCL device, or a reason why there is none.
-struct OpenCLDevice {
-  cl_device_id device = nullptr;
-  cl_context context = nullptr;
-  cl_command_queue queue = nullptr;
-  std::string missing;
-
-  OpenCLDevice() {
-    cl_platform_id platform = nullptr;
-    cl_uint count = 0;
-    if (clGetPlatformIDs(1, &platform, &count) != CL_SUCCESS || count == 0) {
-      missing = "no OpenCL platform";
-      return;
-    }
-    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, &count) != CL_SUCCESS || count == 0) {
-      missing = "no OpenCL device";
-      return;
-    }
-    cl_int err = CL_SUCCESS;
-    context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
-    queue = clCreateCommandQueue(context, device, 0, &err);
+// Runs a kernel of a loaded program on float buffers (copied in, and back out), passed
+// as its parameters by name, launched as its DeviceKernel says.
+void run(GpuDevice& device, GpuProgram& program, const DeviceKernel& k,
+         const std::map<std::string, std::vector<float>*>& by_name) {
+  std::vector<std::vector<float>*> buffers;
+  KernelArgs args;
+  for (const Buffer& param : k.params) {
+    buffers.push_back(by_name.at(param->name));
+    args.push_back(device.alloc(static_cast<int64_t>(buffers.back()->size() * sizeof(float))));
+    device.copy_from_host(args.back(), buffers.back()->data(), args.back().bytes);
   }
-  ~OpenCLDevice() {
-    if (queue) clReleaseCommandQueue(queue);
-    if (context) clReleaseContext(context);
+  program.launch(k.name, LaunchDims{k.grid, k.block}, args);
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    device.copy_to_host(buffers[i]->data(), args[i], args[i].bytes);
+    device.free(args[i]);
   }
-
-  // Builds source; "" or the build log.
-  std::string build(const std::string& source, cl_program* program) const {
-    const char* text = source.c_str();
-    cl_int err = CL_SUCCESS;
-    *program = clCreateProgramWithSource(context, 1, &text, nullptr, &err);
-    if (clBuildProgram(*program, 1, &device, "", nullptr, nullptr) == CL_SUCCESS) return "";
-    size_t size = 0;
-    clGetProgramBuildInfo(*program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
-    std::string log(size, '\0');
-    clGetProgramBuildInfo(*program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
-    return "build failed:\n" + log + "\nsource:\n" + source;
-  }
-
-  // Runs the kernel on float buffers (copied in, and back out), passed as its parameters
-  // by name, launched as its DeviceKernel says.
-  void run(cl_program program, const DeviceKernel& k, const std::map<std::string, std::vector<float>*>& by_name) const {
-    std::vector<std::vector<float>*> buffers;
-    for (const Buffer& param : k.params) buffers.push_back(by_name.at(param->name));
-    cl_int err = CL_SUCCESS;
-    cl_kernel kernel = clCreateKernel(program, k.name.c_str(), &err);
-    ASSERT_EQ(err, CL_SUCCESS);
-    std::vector<cl_mem> memory;
-    for (size_t i = 0; i < buffers.size(); ++i) {
-      size_t bytes = buffers[i]->size() * sizeof(float);
-      memory.push_back(
-          clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, buffers[i]->data(), &err));
-      ASSERT_EQ(err, CL_SUCCESS);
-      ASSERT_EQ(clSetKernelArg(kernel, static_cast<cl_uint>(i), sizeof(cl_mem), &memory[i]), CL_SUCCESS);
-    }
-    size_t global[3], local[3];
-    for (int axis = 0; axis < 3; ++axis) {
-      local[axis] = static_cast<size_t>(k.block[axis]);
-      global[axis] = static_cast<size_t>(k.grid[axis] * k.block[axis]);
-    }
-    ASSERT_EQ(clEnqueueNDRangeKernel(queue, kernel, 3, nullptr, global, local, 0, nullptr, nullptr), CL_SUCCESS);
-    for (size_t i = 0; i < buffers.size(); ++i) {
-      ASSERT_EQ(clEnqueueReadBuffer(queue, memory[i], CL_TRUE, 0, buffers[i]->size() * sizeof(float),
-                                    buffers[i]->data(), 0, nullptr, nullptr),
-                CL_SUCCESS);
-      clReleaseMemObject(memory[i]);
-    }
-    clReleaseKernel(kernel);
-  }
-};
+}
 
 std::vector<float> random_floats(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -434,16 +373,18 @@ std::vector<float> random_floats(size_t n, uint32_t seed) {
 }
 
 TEST(OpenCLDeviceRun, KernelsBuildAndComputeTheReference) {
-  OpenCLDevice cl;
-  if (!cl.missing.empty()) GTEST_SKIP() << "SKIP: " << cl.missing;
+  std::unique_ptr<GpuDevice> device;
+  try {
+    device = open_gpu_device(Target::parse("opencl"));
+  } catch (const UserError& e) {
+    GTEST_SKIP() << "SKIP: " << e.what();
+  }
   DeviceFunction matmul = tiled_matmul(), staged = staged_exp(), lanes = scaled_lanes(1), math = math_functions(),
                  doubled = doubled_twice();
-  cl_program program = nullptr;
-  std::string log = cl.build(emit_opencl({matmul, staged, lanes, math, doubled}), &program);
-  ASSERT_EQ(log, "");
+  std::shared_ptr<GpuProgram> program = device->load_program(emit_opencl({matmul, staged, lanes, math, doubled}));
 
   std::vector<float> a = random_floats(kM * kK, 1), b = random_floats(kK * kN, 2), c(kM * kN, 7.0f);
-  cl.run(program, matmul.kernels[0], {{"A", &a}, {"B", &b}, {"C", &c}});
+  run(*device, *program, matmul.kernels[0], {{"A", &a}, {"B", &b}, {"C", &c}});
   for (int64_t i = 0; i < kM; ++i) {
     for (int64_t j = 0; j < kN; ++j) {
       float expected = 0;
@@ -453,7 +394,7 @@ TEST(OpenCLDeviceRun, KernelsBuildAndComputeTheReference) {
   }
 
   std::vector<float> x = random_floats(256, 3), y(256, 0.0f);
-  cl.run(program, staged.kernels[0], {{"A", &x}, {"B", &y}});
+  run(*device, *program, staged.kernels[0], {{"A", &x}, {"B", &y}});
   for (int64_t block = 0; block < 4; ++block) {
     for (int64_t t = 0; t < 64; ++t) {
       float expected = t < 32 ? std::exp(x[block * 64 + 2 * t]) + std::exp(x[block * 64 + 2 * t + 1]) : 0.0f;
@@ -462,12 +403,12 @@ TEST(OpenCLDeviceRun, KernelsBuildAndComputeTheReference) {
   }
 
   std::vector<float> p = random_floats(132, 4), q(132, 0.0f);
-  cl.run(program, lanes.kernels[0], {{"A", &p}, {"B", &q}});
+  run(*device, *program, lanes.kernels[0], {{"A", &p}, {"B", &q}});
   for (int64_t i = 0; i < 132; ++i) ASSERT_FLOAT_EQ(q[i], i == 0 || i > 128 ? 0.0f : 3.0f * p[i]) << "B[" << i << "]";
 
   std::vector<float> positive = random_floats(32, 5), results(32, 0.0f);
   for (float& x : positive) x = std::fabs(x) + 0.125f;
-  cl.run(program, math.kernels[0], {{"A", &positive}, {"B", &results}});
+  run(*device, *program, math.kernels[0], {{"A", &positive}, {"B", &results}});
   for (int64_t i = 0; i < 32; ++i) {
     float x = positive[i];
     float expected = 1.0f / std::sqrt(x) + std::tanh(x) + std::erf(x) + 1.0f / (1.0f + std::exp(-x));
@@ -475,9 +416,8 @@ TEST(OpenCLDeviceRun, KernelsBuildAndComputeTheReference) {
   }
 
   std::vector<float> r = random_floats(128, 6), s(128, 0.0f);
-  cl.run(program, doubled.kernels[0], {{"A", &r}, {"B", &s}});
+  run(*device, *program, doubled.kernels[0], {{"A", &r}, {"B", &s}});
   for (int64_t i = 0; i < 128; ++i) ASSERT_FLOAT_EQ(s[i], 4.0f * r[i]) << "B[" << i << "]";
-  clReleaseProgram(program);
 }
 
 }  // namespace

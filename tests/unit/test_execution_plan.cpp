@@ -1,7 +1,7 @@
-// Execution plans: epilogue fusion into a template's schedule, the memory plan (intermediates share blocks, and no two arrays live in
-// one block at once), the schedules of tuning tasks asked of a ScheduleSource, and a
-// model exported as a library, plan and weights, loaded back and run with the same
-// results; damaged, truncated and mismatched files are refused with a clear message.
+// Execution plans: epilogue fusion into a template's schedule, the memory plan (intermediates share blocks, and no two
+// arrays live in one block at once), the schedules of tuning tasks asked of a ScheduleSource, and a model exported as a
+// library, plan and weights, loaded back and run with the same results; damaged, truncated and mismatched files are
+// refused with a clear message.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -139,11 +139,13 @@ TEST(MemoryPlan, ABlockGrowsForALargerArrayAndDifferentSizesNeverOverlap) {
   Attributes axes;
   axes.set("perm", std::vector<int64_t>{1, 0});
   g.add_node("t", "Transpose", axes, {g.find("s")}, {"t"});
-  g.add_node("cat", "Concat", [] {
-    Attributes a;
-    a.set("axis", int64_t{0});
-    return a;
-  }(), {g.find("t"), g.find("t"), g.find("t")}, {"big"});
+  g.add_node("cat", "Concat",
+             [] {
+               Attributes a;
+               a.set("axis", int64_t{0});
+               return a;
+             }(),
+             {g.find("t"), g.find("t"), g.find("t")}, {"big"});
   g.add_node("sig", "Sigmoid", {}, {g.find("big")}, {"big2"});
   g.add_node("out", "Tanh", {}, {g.find("big2")}, {"y"});
   g.mark_output(g.find("y"));
@@ -181,7 +183,8 @@ TEST(ExecutionPlan, TuningTasksAskTheScheduleSourceAndTakeTheirEpilogues) {
   std::vector<std::string> functions;
   for (const KernelCall& c : tuned.plan().calls) functions.push_back(c.function);
   EXPECT_EQ(functions, (std::vector<std::string>{"t0_conv", "n2_flatten", "t3_fc"}));
-  expect_same(tuned.run(random_inputs(g)), GraphExecutor(g, target, ExecutorOptions{.fuse = false}).run(random_inputs(g)));
+  expect_same(tuned.run(random_inputs(g)),
+              GraphExecutor(g, target, ExecutorOptions{.fuse = false}).run(random_inputs(g)));
 }
 
 // The conv's default config computes in NCHWc: its constant weight is packed once into
@@ -197,7 +200,7 @@ TEST(ExecutionPlan, AConstantWeightIsPackedOnceInTheTemplatesLayout) {
   ASSERT_NE(packed, plan.arrays.end());
   EXPECT_EQ(packed->kind, PlannedArray::Kind::Constant);
   ASSERT_EQ(packed->type.shape.size(), 5u);
-  EXPECT_EQ(packed->type.shape[1], 3);  // C
+  EXPECT_EQ(packed->type.shape[1], 3);                          // C
   EXPECT_EQ(packed->type.shape[0] * packed->type.shape[4], 4);  // K/kb x kb
   EXPECT_EQ(find("w"), plan.arrays.end());
   // Element (k, c, r, s) of the weight is at (k / kb, c, r, s, k % kb).
@@ -252,8 +255,8 @@ TEST(EpilogueFusion, MovesTheEpilogueUnderTheAnchorsParallelLoop) {
 class ExportedModel : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / str("temper_plan_test_", ::getpid(), "_",
-                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           str("temper_plan_test_", ::getpid(), "_", ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
     library_ = (dir_ / "model.so").string();
   }
@@ -316,9 +319,9 @@ TEST_F(ExportedModel, AnotherVersionOrAPlanTheLibraryDoesNotMatchIsRefused) {
   std::string path = (dir_ / "model.plan.json").string();
   std::string plan = read_file(path, "plan");
   std::string versioned = plan;
-  versioned.replace(versioned.find("\"version\": 1"), 12, "\"version\": 9");
+  versioned.replace(versioned.find("\"version\": 2"), 12, "\"version\": 9");
   write_file_atomically(path, versioned, "plan");
-  expect_user_error([&] { GraphExecutor::load(library_); }, {"version 9", "reads version 1", "temper build"});
+  expect_user_error([&] { GraphExecutor::load(library_); }, {"version 9", "reads version 2", "temper build"});
 
   std::string renamed = plan;
   size_t at = renamed.find("\"function\": \"t");

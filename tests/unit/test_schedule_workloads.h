@@ -65,11 +65,12 @@ inline Schedule gemm_tiles(const PrimFunc& matmul, int mr, int nr, bool decompos
   return s;
 }
 
-// The classic tiled GPU matmul (m, n multiples of 32, k of 8): 8x8 threads per block,
-// each computing a 4x4 tile of C in a local accumulator, A and B staged through shared
-// memory a k-tile of 8 at a time by all threads of the block together.
-inline Schedule gpu_matmul(int m, int n, int k) {
-  Schedule s(matmul(m, n, k));
+// The classic tiled GPU matmul of a matmul's PrimFunc (blocks as matmul() makes them; m,
+// n multiples of 32, k of 8): 8x8 threads per block, each computing a 4x4 tile of C in a
+// local accumulator, A and B staged through shared memory a k-tile of 8 at a time by all
+// threads of the block together.
+inline Schedule gpu_matmul(const PrimFunc& matmul_func) {
+  Schedule s(matmul_func);
   BlockRV c = s.get_block("C");
   BlockRV a_shared = s.cache_read(c, 1, "shared");
   BlockRV b_shared = s.cache_read(c, 2, "shared");
@@ -93,6 +94,10 @@ inline Schedule gpu_matmul(int m, int n, int k) {
     s.bind(f[2], "threadIdx.x");
   }
   return s;
+}
+
+inline Schedule gpu_matmul(int m, int n, int k) {
+  return gpu_matmul(matmul(m, n, k));
 }
 
 // The printed program, for comparison with expected text.

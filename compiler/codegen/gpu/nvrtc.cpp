@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "compiler/ir/error.h"
+#include "compiler/target/target.h"
 
 namespace temper {
 namespace {
@@ -124,14 +125,6 @@ const Nvrtc& nvrtc() {
   return *lib;
 }
 
-bool is_sm_arch(const std::string& arch) {
-  if (arch.size() < 5 || arch.rfind("sm_", 0) != 0) return false;
-  size_t digits_end = arch.size() - (arch.back() == 'a' ? 1 : 0);
-  return std::all_of(arch.begin() + 3, arch.begin() + static_cast<std::ptrdiff_t>(digits_end),
-                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
-         digits_end > 3;
-}
-
 std::string known_architectures(const Nvrtc& lib) {
   int count = 0;
   if (!lib.nvrtcGetNumSupportedArchs || lib.nvrtcGetNumSupportedArchs(&count) != kNvrtcSuccess || count <= 0) {
@@ -171,7 +164,7 @@ std::string trimmed(std::string s) {
 
 std::string compile_cuda_to_ptx(const std::string& source, const std::string& arch) {
   std::string sm = arch.empty() ? "sm_80" : arch;
-  if (!is_sm_arch(sm)) {
+  if (!is_cuda_arch(sm)) {
     throw UserError(str("'", arch, "' is not a CUDA architecture: use sm_<major><minor>, e.g. sm_80 or sm_90"));
   }
   const Nvrtc& lib = nvrtc();
@@ -213,6 +206,14 @@ std::string compile_cuda_to_ptx(const std::string& source, const std::string& ar
   // The size counts the terminating NUL.
   while (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
   return ptx;
+}
+
+std::string nvrtc_version() {
+  try {
+    return "NVRTC " + nvrtc().version;
+  } catch (const UserError&) {
+    return "";
+  }
 }
 
 bool nvrtc_available(std::string* why_not) {

@@ -20,6 +20,9 @@ namespace temper {
 // that results match the reference implementations.
 std::string compile_cuda_to_ptx(const std::string& source, const std::string& arch);
 
+// "NVRTC 13.0", or "" when NVRTC cannot be loaded.
+std::string nvrtc_version();
+
 // Whether NVRTC can be loaded; if not, *why_not (when given) says why and what to do.
 bool nvrtc_available(std::string* why_not);
 

@@ -17,15 +17,6 @@ namespace {
 // First line of every cache file; a new layout changes it, and old files read as misses.
 const char* kMagic = "temper-program-binary 1\n";
 
-uint64_t fnv1a(const std::string& bytes) {
-  uint64_t hash = 14695981039346656037ull;
-  for (unsigned char byte : bytes) {
-    hash ^= byte;
-    hash *= 1099511628211ull;
-  }
-  return hash;
-}
-
 // Only the first failure is worth a line: the rest would repeat it once per program.
 void warn_once(const std::string& message) {
   static std::atomic<bool> warned{false};
