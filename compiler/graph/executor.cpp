@@ -33,6 +33,12 @@ GraphExecutor::GraphExecutor(ExecutionPlan plan, Target target) : plan_(std::mov
 
 GraphExecutor::GraphExecutor(const Graph& graph, const Target& target, const ExecutorOptions& options)
     : target_(target) {
+  if (target.is_gpu()) {
+    throw UserError(str("whole models run on CPU targets (llvm, c) for now, not '", target.to_string(),
+                        "'; on a GPU target Temper builds, runs and tunes single operators (temper run WORKLOAD "
+                        "--target ",
+                        target_kind_name(target.kind), ")"));
+  }
   PlanKernels planned = make_execution_plan(graph, target, options.fuse, options.schedules);
   plan_ = std::move(planned.plan);
   scheduled_ = std::move(planned.scheduled);
@@ -44,7 +50,8 @@ GraphExecutor::GraphExecutor(const Graph& graph, const Target& target, const Exe
 }
 
 void GraphExecutor::allocate_storage() {
-  for (int64_t bytes : plan_.storage_bytes) storage_.push_back(NDArray::empty({std::max<int64_t>(bytes, 1)}, DataType::uint8()));
+  for (int64_t bytes : plan_.storage_bytes)
+    storage_.push_back(NDArray::empty({std::max<int64_t>(bytes, 1)}, DataType::uint8()));
 }
 
 std::string GraphExecutor::plan_path_for(const std::string& library_path) {
@@ -57,7 +64,8 @@ std::string GraphExecutor::weights_path_for(const std::string& library_path) {
 
 void GraphExecutor::export_library(const std::string& library_path) const {
   if (scheduled_.empty() && !plan_.calls.empty()) {
-    throw UserError(str("cannot export ", library_path, ": this executor was loaded from a built model, which holds "
+    throw UserError(str("cannot export ", library_path,
+                        ": this executor was loaded from a built model, which holds "
                         "no kernels to compile; export from an executor made from the graph"));
   }
   if (!scheduled_.empty()) temper::export_library(scheduled_, target_, library_path);
@@ -87,8 +95,8 @@ std::vector<NDArray> GraphExecutor::run(const std::map<std::string, NDArray>& in
   std::vector<std::string> input_names;
   for (int id : plan_.inputs) input_names.push_back(plan_.arrays[id].name);
   for (const auto& [name, array] : inputs) {
-    auto it = std::find_if(plan_.inputs.begin(), plan_.inputs.end(),
-                           [&](int id) { return plan_.arrays[id].name == name; });
+    auto it =
+        std::find_if(plan_.inputs.begin(), plan_.inputs.end(), [&](int id) { return plan_.arrays[id].name == name; });
     if (it == plan_.inputs.end()) {
       throw UserError(str(label(plan_), " has no input '", name, "'; its inputs are: ", join(input_names, ", ")));
     }

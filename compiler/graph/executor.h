@@ -47,7 +47,7 @@ struct ExecutorOptions {
 class GraphExecutor {
  public:
   // Plans and compiles every kernel; the errors are make_execution_plan's (an unsupported
-  // op names the node).
+  // op names the node). CPU targets only: a GPU target is a UserError.
   GraphExecutor(const Graph& graph, const Target& target, const ExecutorOptions& options);
   GraphExecutor(const Graph& graph, const Target& target) : GraphExecutor(graph, target, ExecutorOptions{}) {}
 

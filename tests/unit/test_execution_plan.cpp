@@ -109,6 +109,13 @@ void expect_same(const std::vector<NDArray>& actual, const std::vector<NDArray>&
   }
 }
 
+TEST(ExecutionPlan, AGpuTargetIsRefusedForAWholeModel) {
+  Graph g = chain_graph();
+  expect_user_error(
+      [&] { GraphExecutor(g, Target::parse("opencl")); },
+      {"whole models run on CPU targets (llvm, c) for now, not 'opencl'", "temper run WORKLOAD --target opencl"});
+}
+
 TEST(MemoryPlan, AChainOfIntermediatesTakesTwoBlocks) {
   Graph g = chain_graph();
   GraphExecutor exec(g, Target::parse("llvm"), ExecutorOptions{.fuse = false});
