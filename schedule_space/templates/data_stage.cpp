@@ -22,4 +22,11 @@ void schedule_data_stage(Schedule& s, const std::string& block, int lanes) {
   s.parallel(outer.size() > 1 ? s.fuse(outer) : outer[0]);
 }
 
+bool has_padding(const ops::Workload& w) {
+  for (int64_t p : w.get_ints("pad")) {
+    if (p != 0) return true;
+  }
+  return false;
+}
+
 }  // namespace temper::schedule_space

@@ -4,6 +4,7 @@
 // default are window_tile.h's.
 #include "compiler/ops/shape.h"
 #include "schedule_space/cpu_templates.h"
+#include "schedule_space/templates/data_stage.h"
 #include "schedule_space/templates/window_tile.h"
 
 namespace temper::schedule_space {
@@ -15,13 +16,6 @@ ops::Shape output_shape(const ops::OpInstance& op) {
   return ops::static_shape(op.outputs[0], kOp);
 }
 
-bool is_padded(const ops::Workload& w) {
-  for (int64_t p : w.get_ints("pad")) {
-    if (p != 0) return true;
-  }
-  return false;
-}
-
 void define_depthwise(ConfigSpace& space, const ops::OpInstance& op, const ops::Workload& w, const Target& target) {
   if (w.get("layout") != "NCHW") {
     throw UserError(str("the depthwise_conv2d template serves layout=NCHW only, not layout=", w.get("layout")));
@@ -31,7 +25,7 @@ void define_depthwise(ConfigSpace& space, const ops::OpInstance& op, const ops::
 }
 
 Schedule apply_depthwise(const Config& c, const ops::OpInstance& op, const ops::Workload& w, const Target& target) {
-  WindowBlocks blocks{is_padded(w) ? str(kOp, "_pad") : "", kOp, ""};
+  WindowBlocks blocks{has_padding(w) ? str(kOp, "_pad") : "", kOp, ""};
   return apply_window_tile(c, op.func, blocks, target);
 }
 

@@ -31,6 +31,7 @@
 // auto_unroll_max_step 512; every extent the largest divisor up to these.
 #include "compiler/ops/shape.h"
 #include "schedule_space/gpu_templates.h"
+#include "schedule_space/templates/data_stage.h"
 #include "schedule_space/templates/gpu_tiling.h"
 
 namespace temper::schedule_space {
@@ -43,13 +44,6 @@ constexpr int kMaxFactor = 64;
 std::array<int64_t, 2> pair_of(const ops::Workload& w, const std::string& key) {
   std::vector<int64_t> v = w.get_ints(key);
   return v.size() == 1 ? std::array<int64_t, 2>{v[0], v[0]} : std::array<int64_t, 2>{v[0], v[1]};
-}
-
-bool is_padded(const ops::Workload& w) {
-  for (int64_t p : w.get_ints("pad")) {
-    if (p != 0) return true;
-  }
-  return false;
 }
 
 // The workload's convolution parameters the templates use.
@@ -165,7 +159,7 @@ Schedule apply_conv(const Config& c, const ops::OpInstance& op, const ops::Workl
   // reads: the accumulator, the (padded) input, the weight.
   BlockRV input_shared = s.cache_read(conv, 1, "shared");
   BlockRV weight_shared = s.cache_read(conv, 2, "shared");
-  if (is_padded(w)) s.compute_inline(s.get_block(w.op + "_pad"));
+  if (has_padding(w)) s.compute_inline(s.get_block(w.op + "_pad"));
   BlockRV write_back = s.cache_write(conv, 0, "local");
 
   std::vector<LoopRV> loops = s.get_loops(conv);  // n, k, p, q, then (rc,) ry, rx

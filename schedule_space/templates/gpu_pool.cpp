@@ -9,17 +9,11 @@
 //
 // The default config is 256 threads with the window unrolled up to 64 steps.
 #include "schedule_space/gpu_templates.h"
+#include "schedule_space/templates/data_stage.h"
 #include "schedule_space/templates/gpu_tiling.h"
 
 namespace temper::schedule_space {
 namespace {
-
-bool is_padded(const ops::Workload& w) {
-  for (int64_t p : w.get_ints("pad")) {
-    if (p != 0) return true;
-  }
-  return false;
-}
 
 Template gpu_pool_template(const std::string& op, bool is_average) {
   auto define = [](ConfigSpace& space, const ops::OpInstance& inst, const ops::Workload&, const Target& target) {
@@ -33,7 +27,7 @@ Template gpu_pool_template(const std::string& op, bool is_average) {
   };
   auto apply = [op, is_average](const Config& c, const ops::OpInstance& inst, const ops::Workload& w, const Target&) {
     Schedule s(inst.func);
-    if (is_padded(w)) s.compute_inline(s.get_block(op + "_pad"));
+    if (has_padding(w)) s.compute_inline(s.get_block(op + "_pad"));
     BlockRV reduce = s.get_block(is_average ? op + "_sum" : op);
     BlockRV write_back = s.cache_write(reduce, 0, "local");
     if (is_average) {

@@ -5,17 +5,11 @@
 // Knobs and default are window_tile.h's.
 #include "compiler/ops/shape.h"
 #include "schedule_space/cpu_templates.h"
+#include "schedule_space/templates/data_stage.h"
 #include "schedule_space/templates/window_tile.h"
 
 namespace temper::schedule_space {
 namespace {
-
-bool is_padded(const ops::Workload& w) {
-  for (int64_t p : w.get_ints("pad")) {
-    if (p != 0) return true;
-  }
-  return false;
-}
 
 Template pool_template(const std::string& op, bool is_average) {
   auto output_shape = [op](const ops::OpInstance& inst) { return ops::static_shape(inst.outputs[0], op); };
@@ -30,7 +24,7 @@ Template pool_template(const std::string& op, bool is_average) {
   auto apply = [op, is_average](const Config& c, const ops::OpInstance& inst, const ops::Workload& w,
                                 const Target& target) {
     WindowBlocks blocks;
-    blocks.pad = is_padded(w) ? op + "_pad" : "";
+    blocks.pad = has_padding(w) ? op + "_pad" : "";
     blocks.reduce = is_average ? op + "_sum" : op;
     blocks.epilogue = is_average ? op : "";
     return apply_window_tile(c, inst.func, blocks, target);
