@@ -161,7 +161,9 @@ TuneResult tune(const schedule_space::Task& task, Tuner& tuner, measure::Builder
       out.stop_reason = "stopped on request";
       break;
     }
-    if (options.time_budget_s > 0 && seconds_since(start) >= options.time_budget_s) {
+    // The first batch always runs, so that a job with a time budget makes progress
+    // however slow its setup was.
+    if (options.time_budget_s > 0 && out.trials_measured > 0 && seconds_since(start) >= options.time_budget_s) {
       out.stop_reason = "time budget reached";
       break;
     }

@@ -36,7 +36,7 @@ namespace temper::search {
 struct TuneOptions {
   int trials = 200;          // measured configs in all, earlier runs' included
   int batch_size = 8;        // configs built together and then timed one by one
-  double time_budget_s = 0;  // stop starting batches after this long (0: none)
+  double time_budget_s = 0;  // stop starting batches after this long, the first one excepted (0: none)
   int early_stopping = 0;    // stop after this many trials without a better time (0: never)
   // Stop when this many trials in a row failed (0: never): a broken template or
   // environment, not a search worth continuing.
