@@ -1,30 +1,22 @@
-// temper tune: search a workload's template space, logging every measurement, for one
-// target or for several at once (one job per target on its own thread); or, given a .onnx
-// model, the spaces of all its tasks (graph/task_extraction.h), round-robin, for one target.
+// temper tune: search a workload's schedule space (a template's, or the auto-scheduler's), logging
+// every measurement, for one target or for several at once (one job per target on its own
+// thread); given a .onnx model, all its tasks (tune_model.h).
 #include <unistd.h>
 
-#include <atomic>
-#include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <thread>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/duration.h"
+#include "cli/tune_job.h"
+#include "cli/tune_model.h"
 #include "compiler/codegen/gpu/nvrtc.h"
-#include "compiler/graph/onnx_import.h"
-#include "compiler/graph/task_extraction.h"
 #include "compiler/runtime/gpu/gpu_device.h"
-#include "cost_model/cost_model.h"
-#include "search/featurize.h"
-#include "search/model_tuner.h"
-#include "search/transfer.h"
 #include "search/tune.h"
 #include "tuning_db/sqlite_database.h"
 
@@ -32,30 +24,6 @@ namespace po = boost::program_options;
 
 namespace temper::cli {
 namespace {
-
-// Set by SIGINT/SIGTERM: the job stops after the batch under way, which is logged.
-std::atomic<bool> g_stop{false};
-std::atomic<int> g_signal{0};
-
-void request_stop(int sig) {
-  if (g_stop.exchange(true)) {
-    // A second signal: the user insists. What was committed stays in the log.
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
-  }
-  g_signal = sig;
-}
-
-// "trials 8/200  best 12.34 GFLOP/s  errors 0  elapsed 1m05s  eta 20m"
-std::string progress_text(const search::TuneProgress& p) {
-  char best[48] = "-";
-  if (p.best_gflops > 0) std::snprintf(best, sizeof best, "%.2f GFLOP/s", p.best_gflops);
-  std::string eta = p.eta_s < 0 ? "?" : format_duration(p.eta_s);
-  char line[256];
-  std::snprintf(line, sizeof line, "trials %d/%d  best %s  errors %d  elapsed %s  eta %s", p.trials_done,
-                p.trials_total, best, p.errors, format_duration(p.elapsed_s).c_str(), eta.c_str());
-  return line;
-}
 
 // One line that rewrites itself on a terminal; one plain line per batch in a log file.
 class ProgressLine {
@@ -83,58 +51,6 @@ class ProgressLine {
   bool open_ = false;
 };
 
-// The tuner flags: which tuner, and for xgb where its model starts.
-struct TunerChoice {
-  std::string name;
-  uint64_t seed = 0;
-  bool transfer = false;
-  std::string model_path;
-};
-
-// A job's tuner, made in two steps so that a bad tuner name or model file is refused
-// before the log is created: prepare_tuner (no log), then finish_tuner (pre-training
-// on the log for --transfer).
-struct JobTuner {
-  std::unique_ptr<cost_model::CostModel> model;
-  std::unique_ptr<search::Tuner> tuner;
-  std::string model_line = "untrained";
-};
-
-JobTuner prepare_tuner(const schedule_space::Task& task, const TunerChoice& choice) {
-  JobTuner job;
-  if (!choice.model_path.empty()) {
-    job.model = cost_model::load_cost_model(choice.model_path);
-    job.model_line = str("loaded from ", choice.model_path, " (trained on ", job.model->num_samples(), " samples)");
-  }
-  if (!job.model && !choice.transfer) job.tuner = search::make_tuner(choice.name, task, choice.seed);
-  return job;
-}
-
-void finish_tuner(JobTuner& job, const schedule_space::Task& task, const TunerChoice& choice,
-                  const tuning_db::Database& db) {
-  if (choice.transfer) {
-    cost_model::ModelOptions model_options;
-    model_options.seed = choice.seed;
-    std::string why;
-    search::TransferSet used;
-    auto transfer_start = std::chrono::steady_clock::now();
-    job.model = search::pretrain_from_log(db, task, model_options, &why, &used);
-    double transfer_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - transfer_start).count();
-    job.model_line = job.model
-                         ? str("transfer: ", used.samples.size(), " samples from ", used.workloads, " workloads (",
-                               used.records_skipped, " skipped), in ", format_duration(transfer_s))
-                         : str("transfer: ", why, "; starting with an untrained model");
-  }
-  if (job.tuner) return;
-  if (job.model) {
-    job.tuner = std::make_unique<search::ModelTuner>(
-        task.space(), [&task](const schedule_space::Config& c) { return search::config_features(task, c); },
-        search::sample_group(task), std::move(job.model), choice.seed);
-  } else {
-    job.tuner = search::make_tuner(choice.name, task, choice.seed);
-  }
-}
-
 // Timings on a busy machine are noisy and favour schedules that use fewer threads.
 void warn_if_busy() {
   double load = 0;
@@ -145,10 +61,6 @@ void warn_if_busy() {
                  "schedules that use fewer threads\n",
                  load, cores);
   }
-}
-
-double gflops_of(const schedule_space::Task& task, double seconds) {
-  return task.op().flops > 0 ? task.op().flops / seconds * 1e-9 : 0;
 }
 
 // ---- the targets of a job ----
@@ -208,8 +120,22 @@ void check_targets_runnable(const std::vector<Target>& targets) {
                       "\ntargets it can run: ", runnable_targets(), " (`temper devices` says more)"));
 }
 
+// What the job explores: a template's space or the auto-scheduler's sketches.
+void print_space(const std::string& prefix, const TuneJob& job) {
+  const char* p = prefix.c_str();
+  if (job.auto_space) {
+    std::printf("%sspace      auto-scheduler, %zu sketches\n", p, job.auto_space->sketches().size());
+    for (const schedule_space::Sketch& s : job.auto_space->sketches()) {
+      std::printf("%ssketch     %s\n", p, s.description.c_str());
+    }
+  } else {
+    std::printf("%stemplate   %s, %lld configs\n", p, job.task->tmpl().name.c_str(),
+                static_cast<long long>(job.task->space().size()));
+  }
+}
+
 // What the end of a job prints, each line after prefix ("" for a job of one target).
-void print_job_result(const std::string& prefix, const schedule_space::Task& task, const search::TuneResult& result) {
+void print_job_result(const std::string& prefix, const TuneJob& job, const search::TuneResult& result) {
   const char* p = prefix.c_str();
   if (result.trials_resumed > 0) {
     std::printf("%sresumed    %d trials were already in the log\n", p, result.trials_resumed);
@@ -218,15 +144,24 @@ void print_job_result(const std::string& prefix, const schedule_space::Task& tas
               result.errors, format_duration(result.wall_s).c_str(), format_duration(result.compile_s).c_str(),
               format_duration(result.run_s).c_str());
   std::printf("%sstopped    %s\n", p, result.stop_reason.c_str());
-  if (result.best) {
-    double ms = result.best->mean * 1e3;
-    double gf = gflops_of(task, result.best->mean);
-    std::printf("%sbest       %.3f ms", p, ms);
-    if (gf > 0) std::printf(", %.2f GFLOP/s", gf);
-    std::printf("\n%sconfig     %s\n", p, result.best->config.dump().c_str());
-  } else {
+  if (!result.best) {
     std::printf("%sbest       none: no trial has succeeded yet\n", p);
+    return;
   }
+  double ms = result.best->mean * 1e3;
+  double gf = gflops_of(job.explorer->op(), result.best->mean);
+  std::printf("%sbest       %.3f ms", p, ms);
+  if (gf > 0) std::printf(", %.2f GFLOP/s", gf);
+  std::printf("\n");
+  if (!result.best->config.is_null()) {
+    std::printf("%sconfig     %s\n", p, result.best->config.dump().c_str());
+    return;
+  }
+  // An auto-scheduled record: its sketch, when it comes from one (else the default schedule).
+  std::optional<schedule_space::AutoCandidate> c;
+  if (job.auto_space) c = job.auto_space->from_trace(Trace::from_json(result.best->trace));
+  std::printf("%ssketch     %s\n", p,
+              c ? job.auto_space->sketches()[c->sketch].description.c_str() : "none: the op's default schedule");
 }
 
 // ---- temper tune WORKLOAD --target A --target B ... ----
@@ -236,8 +171,7 @@ void print_job_result(const std::string& prefix, const schedule_space::Task& tas
 struct TargetJob {
   Target target;
   std::string prefix;  // "[opencl] ": what its lines start with
-  std::unique_ptr<schedule_space::Task> task;
-  JobTuner tuner;
+  TuneJob job;
   std::unique_ptr<tuning_db::SQLiteDatabase> db;
   std::unique_ptr<measure::Builder> builder;
   std::unique_ptr<measure::Runner> runner;
@@ -249,18 +183,19 @@ struct TargetJob {
 // times alone) and the log file, through a connection each. Returns the exit status; an
 // error that ended a job is thrown once every job has finished and printed its result.
 int tune_targets(const ops::Workload& workload, const std::vector<Target>& targets, const std::string& db_path,
-                 const TunerChoice& choice, search::TuneOptions options, const measure::BuilderOptions& builder_options,
-                 const measure::RunnerOptions& runner_options) {
+                 const TunerChoice& choice, const std::string& space_flag, search::TuneOptions options,
+                 const measure::BuilderOptions& builder_options, const measure::RunnerOptions& runner_options) {
   std::vector<TargetJob> jobs(targets.size());
   for (size_t i = 0; i < targets.size(); ++i) {
+    std::vector<std::string> spaces = spaces_for(workload, targets[i], space_flag);
+    if (spaces.size() > 1) throw UserError("--space both tunes for one --target; run it once per target");
     jobs[i].target = targets[i];
     jobs[i].prefix = str("[", targets[i].to_string(), "] ");
-    jobs[i].task = schedule_space::Task::create(workload, targets[i]);
-    jobs[i].tuner = prepare_tuner(*jobs[i].task, choice);
+    jobs[i].job = prepare_job(workload, targets[i], spaces[0], choice);
   }
   for (TargetJob& job : jobs) {
     job.db = std::make_unique<tuning_db::SQLiteDatabase>(db_path);
-    finish_tuner(job.tuner, *job.task, choice, *job.db);
+    finish_job(job.job, choice, *job.db);
     job.builder = std::make_unique<measure::Builder>(builder_options);
     job.runner = std::make_unique<measure::Runner>(runner_options);
   }
@@ -269,24 +204,21 @@ int tune_targets(const ops::Workload& workload, const std::vector<Target>& targe
   std::printf("tuner      %s, seed %llu, %d trials per target, %zu targets at once\n", choice.name.c_str(),
               static_cast<unsigned long long>(choice.seed), options.trials, jobs.size());
   for (const TargetJob& job : jobs) {
-    std::printf("%stemplate   %s, %lld configs\n", job.prefix.c_str(), job.task->tmpl().name.c_str(),
-                static_cast<long long>(job.task->space().size()));
-    if (choice.name == "xgb") std::printf("%smodel      %s\n", job.prefix.c_str(), job.tuner.model_line.c_str());
+    print_space(job.prefix, job.job);
+    if (choice.name == "xgb") std::printf("%smodel      %s\n", job.prefix.c_str(), job.job.model_line.c_str());
   }
   warn_if_busy();
   std::fflush(stdout);
 
   measure::MachineShare share;
   options.machine_share = &share;
-  g_stop = false;
-  std::signal(SIGINT, request_stop);
-  std::signal(SIGTERM, request_stop);
+  watch_stop_signals();
   std::vector<std::thread> threads;
   for (TargetJob& job : jobs) {
     threads.emplace_back([&job, &options] {
       try {
         job.result = search::tune(
-            *job.task, *job.tuner.tuner, *job.builder, *job.runner, *job.db, options,
+            *job.job.explorer, *job.builder, *job.runner, *job.db, options,
             [&job](const search::TuneProgress& p) {
               // One call per line: stdio locks the stream for it, so the jobs' lines never mix.
               std::fprintf(stderr, "%s%s\n", job.prefix.c_str(), progress_text(p).c_str());
@@ -298,8 +230,7 @@ int tune_targets(const ops::Workload& workload, const std::vector<Target>& targe
     });
   }
   for (std::thread& thread : threads) thread.join();
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  restore_stop_signals();
 
   bool every_target_has_a_best = true;
   std::exception_ptr first_failure;
@@ -313,7 +244,7 @@ int tune_targets(const ops::Workload& workload, const std::vector<Target>& targe
       }
       continue;
     }
-    print_job_result(job.prefix, *job.task, job.result);
+    print_job_result(job.prefix, job.job, job.result);
     every_target_has_a_best = every_target_has_a_best && job.result.best.has_value();
   }
   std::printf("log        %s (apply it: temper run '%s' --target TARGET --db %s)\n", db_path.c_str(),
@@ -324,146 +255,17 @@ int tune_targets(const ops::Workload& workload, const std::vector<Target>& targe
   return every_target_has_a_best ? 0 : 1;
 }
 
-// ---- temper tune MODEL.onnx ----
-
-// One task of a model's job and what it has had so far.
-struct ModelTask {
-  graph::ExtractedTask extracted;
-  std::unique_ptr<schedule_space::Task> task;
-  JobTuner job;
-  int trials = 0;  // in the log for this job: resumed ones included
-  int errors = 0;
-  std::optional<tuning_db::TuningRecord> best;
-  std::string finished;  // why it takes no more turns (the space is exhausted, ...); empty while it does
-};
-
-// Imports the model, extracts its tasks and tunes them round-robin: each task in turn
-// gets a batch of trials until the --trials budget (shared, resumed trials included) or
-// the time budget is spent. Returns the exit status.
-int tune_model(const std::string& model_path, const std::map<std::string, int64_t>& dims, const Target& target,
-               const std::string& db_path, const TunerChoice& choice, const search::TuneOptions& options,
-               const measure::BuilderOptions& builder_options, const measure::RunnerOptions& runner_options) {
-  graph::ImportOptions import_options;
-  import_options.dims = dims;
-  graph::Graph g = graph::import_onnx(model_path, import_options);
-  std::vector<std::string> skipped;
-  std::vector<ModelTask> tasks;
-  for (graph::ExtractedTask& e : graph::extract_tasks(g, target, &skipped)) {
-    ModelTask t;
-    t.task = schedule_space::Task::create(e.workload, target);
-    t.extracted = std::move(e);
-    t.job = prepare_tuner(*t.task, choice);
-    tasks.push_back(std::move(t));
-  }
-  std::printf("model      %s: %zu nodes, %zu tasks\n", model_path.c_str(), g.nodes().size(), tasks.size());
-  std::printf("target     %s\n", target.to_string().c_str());
-  std::printf("tuner      %s, seed %llu, %d trials shared round-robin, %d per turn\n", choice.name.c_str(),
-              static_cast<unsigned long long>(choice.seed), options.trials, options.batch_size);
-  std::printf("task  count  configs  workload\n");
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    std::printf("%4zu  %5d  %7lld  %s\n", i, tasks[i].extracted.count,
-                static_cast<long long>(tasks[i].task->space().size()), tasks[i].extracted.workload.to_string().c_str());
-  }
-  for (const std::string& why : skipped) std::printf("skipped    %s\n", why.c_str());
-  if (tasks.empty()) {
-    throw UserError(
-        str(model_path, " has no node that a tuning template serves (Conv, Gemm, MatMul); nothing to tune"));
-  }
-
-  tuning_db::SQLiteDatabase db(db_path);
-  for (ModelTask& t : tasks) {
-    finish_tuner(t.job, *t.task, choice, db);
-    if (choice.name == "xgb") std::printf("model      task %zu: %s\n", &t - tasks.data(), t.job.model_line.c_str());
-  }
-  measure::Builder builder(builder_options);
-  measure::Runner runner(runner_options);
-  warn_if_busy();
-  std::fflush(stdout);
-
-  g_stop = false;
-  std::signal(SIGINT, request_stop);
-  std::signal(SIGTERM, request_stop);
-  auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  auto out_of_time = [&] { return options.time_budget_s > 0 && elapsed() >= options.time_budget_s; };
-  int spent = 0;
-  std::string stop_reason = "trial budget reached";
-  bool turned = true;
-  while (turned) {
-    turned = false;
-    for (size_t i = 0; i < tasks.size(); ++i) {
-      ModelTask& t = tasks[i];
-      if (!t.finished.empty()) continue;
-      if (spent >= options.trials || g_stop || out_of_time()) break;
-      // Later turns ask for new trials only: the tuner has seen the log's records since
-      // the first, so tune() counts none of them again.
-      search::TuneOptions turn = options;
-      turn.trials = std::min(options.batch_size, options.trials - spent);
-      if (options.time_budget_s > 0) turn.time_budget_s = options.time_budget_s - elapsed();
-      search::TuneResult r = search::tune(*t.task, *t.job.tuner, builder, runner, db, turn, {}, &g_stop);
-      int got = r.trials_resumed + r.trials_measured;
-      t.trials += got;
-      t.errors += r.errors;
-      spent += got;
-      if (r.best && (!t.best || r.best->mean < t.best->mean)) t.best = r.best;
-      if (got < turn.trials && !g_stop && !out_of_time()) t.finished = r.stop_reason;
-      turned = true;
-      char best[48] = "-";
-      if (t.best) std::snprintf(best, sizeof best, "%.2f GFLOP/s", gflops_of(*t.task, t.best->mean));
-      std::fprintf(stderr, "task %zu  trials %d (+%d)  best %s  total %d/%d  elapsed %s%s%s\n", i, t.trials, got, best,
-                   spent, options.trials, format_duration(elapsed()).c_str(),
-                   t.finished.empty() ? "" : "  done: ", t.finished.c_str());
-    }
-  }
-  if (g_stop) {
-    stop_reason = "stopped on request";
-  } else if (out_of_time()) {
-    stop_reason = "time budget reached";
-  } else if (spent < options.trials) {
-    stop_reason = "every task is done";
-  }
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-
-  std::printf("stopped    %s after %d trials in %s\n", stop_reason.c_str(), spent, format_duration(elapsed()).c_str());
-  std::printf("task  trials  errors  best\n");
-  // A task whose every trial failed is a failed job; one the budget never reached is not.
-  bool all_failed_somewhere = false;
-  int untried = 0;
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    const ModelTask& t = tasks[i];
-    std::printf("%4zu  %6d  %6d  ", i, t.trials, t.errors);
-    if (t.best) {
-      std::printf("%.3f ms, %.2f GFLOP/s\n", t.best->mean * 1e3, gflops_of(*t.task, t.best->mean));
-    } else if (t.trials == 0) {
-      std::printf("none (no trials)\n");
-      ++untried;
-    } else {
-      std::printf("none (every trial failed)\n");
-      all_failed_somewhere = true;
-    }
-  }
-  std::printf("log        %s\n", db_path.c_str());
-  if (untried > 0 && g_signal == 0) {
-    std::fprintf(stderr,
-                 "warning: %d of %zu tasks got no trials; builds use their template defaults (give --trials "
-                 "%d or more for %d per task)\n",
-                 untried, tasks.size(), static_cast<int>(tasks.size()) * options.batch_size, options.batch_size);
-  }
-  if (g_signal != 0) return 128 + g_signal;
-  return all_failed_somewhere ? 1 : 0;
-}
-
 }  // namespace
 
 int cmd_tune(const std::vector<std::string>& args) {
   const std::string usage =
-      "usage: temper tune WORKLOAD --db FILE [--target T ...] [--trials N] [--tuner random|grid|ga|xgb] "
-      "[--time-budget 8h] [--early-stopping N] [--seed N]\n"
-      "       temper tune MODEL.onnx --db FILE [--dim NAME=N ...] [the same flags]   (all the model's tasks, "
-      "sharing --trials)\n"
+      "usage: temper tune WORKLOAD --db FILE [--target T ...] [--space template|auto|both] [--trials N] "
+      "[--tuner random|grid|ga|xgb] [--time-budget 8h] [--early-stopping N] [--seed N]\n"
+      "       temper tune MODEL.onnx --db FILE [--dim NAME=N ...] [--task-scheduler gradient|round-robin] [the same "
+      "flags]   (all the model's tasks, sharing --trials)\n"
       "                    [--transfer | --model FILE] [--save-model FILE]   (these three with --tuner xgb)";
   std::string db_path, tuner_name, time_budget, model_path, save_model_path;
+  ModelTuneFlags model_flags;
   std::vector<std::string> target_texts, dim_flags;
   bool transfer = false;
   uint64_t seed = 0;
@@ -479,16 +281,24 @@ int cmd_tune(const std::vector<std::string>& args) {
        "[-device=N]; give it several times to tune for several targets at once")
       ("trials", po::value(&options.trials)->default_value(200),
        "configs to measure, those already in the log included; for a model, shared by its tasks")
+      ("space", po::value(&model_flags.space),
+       "template (the op's hand-written template), auto (the auto-scheduler: sketches derived from the compute "
+       "definition, evolutionary search under the cost model) or both (the two share --trials); default: template "
+       "where the op has one, auto otherwise")
       ("dim", po::value(&dim_flags)->composing(), "model: NAME=N, the size of the dynamic dimension NAME (repeatable)")
+      ("task-scheduler", po::value(&model_flags.scheduler)->default_value("gradient"),
+       "model, or --space both: how the jobs share --trials: gradient (turns to the task whose tuning is expected to "
+       "cut the end-to-end latency most) or round-robin")
       ("tuner", po::value(&tuner_name)->default_value("xgb"),
-       "random, grid, ga (genetic) or xgb (simulated annealing guided by an XGBoost cost model)")
+       "random, grid, ga (genetic) or xgb (simulated annealing guided by an XGBoost cost model); the auto-scheduler "
+       "takes xgb, or random (its search guided by random scores)")
       ("transfer", po::bool_switch(&transfer),
        "xgb: pre-train the model on the log's records of other workloads of the same op and target")
       ("model", po::value(&model_path), "xgb: start from this saved model (temper model train, --save-model)")
       ("save-model", po::value(&save_model_path), "xgb: after tuning, save the model (trained on all it measured) here")
       ("time-budget", po::value(&time_budget), "stop starting new batches after this long: 90s, 30m, 8h, 1h30m")
       ("early-stopping", po::value(&options.early_stopping)->default_value(0),
-       "stop after this many trials without a better time (0: never)")
+       "stop after this many trials without a better time (0: never); for a model, per task")
       ("error-threshold", po::value(&options.error_threshold)->default_value(64),
        "stop after this many failed trials in a row (0: never)")
       ("seed", po::value(&seed)->default_value(0), "the tuner's random seed: same seed, same proposals")
@@ -550,57 +360,57 @@ int cmd_tune(const std::vector<std::string>& args) {
 
   TunerChoice choice{tuner_name, seed, transfer, model_path};
   if (workload_text.ends_with(".onnx")) {
-    if (options.early_stopping > 0) {
-      throw UserError("--early-stopping applies to one workload; a model's tasks share --trials round-robin");
-    }
     if (!save_model_path.empty()) throw UserError("--save-model saves one task's model; give a workload, not a model");
     if (targets.size() > 1) throw UserError("tune MODEL.onnx tunes for one --target; run it once per target");
     check_targets_runnable(targets);
-    return tune_model(workload_text, parse_dim_flags(dim_flags), targets[0], db_path, choice, options, builder_options,
-                      runner_options);
+    return tune_model(workload_text, parse_dim_flags(dim_flags), targets[0], db_path, choice, model_flags, options,
+                      builder_options, runner_options);
   }
   if (!dim_flags.empty()) throw UserError("--dim sizes a model's dynamic dimensions; give a .onnx model");
 
   ops::Workload workload = ops::Workload::parse(workload_text);
   check_targets_runnable(targets);
   if (targets.size() > 1) {
-    return tune_targets(workload, targets, db_path, choice, options, builder_options, runner_options);
+    return tune_targets(workload, targets, db_path, choice, model_flags.space, options, builder_options,
+                        runner_options);
   }
   const Target& target = targets[0];
-  std::unique_ptr<schedule_space::Task> task = schedule_space::Task::create(workload, target);
-  JobTuner job = prepare_tuner(*task, choice);
+  std::vector<std::string> spaces = spaces_for(workload, target, model_flags.space);
+  if (spaces.size() > 1) {
+    if (!save_model_path.empty()) throw UserError("--save-model saves one explorer's model; not with --space both");
+    std::printf("workload   %s\n", workload.to_string().c_str());
+    return tune_tasks({{workload, 1, {}}}, target, db_path, choice, model_flags, options, builder_options,
+                      runner_options);
+  }
+  TuneJob job = prepare_job(workload, target, spaces[0], choice);
   tuning_db::SQLiteDatabase db(db_path);
-  finish_tuner(job, *task, choice, db);
-  std::unique_ptr<search::Tuner>& tuner = job.tuner;
+  finish_job(job, choice, db);
   measure::Builder builder(builder_options);
   measure::Runner runner(runner_options);
 
   std::printf("workload   %s\n", workload.to_string().c_str());
   std::printf("target     %s\n", target.to_string().c_str());
-  std::printf("template   %s, %lld configs\n", task->tmpl().name.c_str(), static_cast<long long>(task->space().size()));
+  print_space("", job);
   std::printf("tuner      %s, seed %llu, %d trials\n", tuner_name.c_str(), static_cast<unsigned long long>(seed),
               options.trials);
   if (tuner_name == "xgb") std::printf("model      %s\n", job.model_line.c_str());
   warn_if_busy();
   std::fflush(stdout);
 
-  g_stop = false;
-  std::signal(SIGINT, request_stop);
-  std::signal(SIGTERM, request_stop);
+  watch_stop_signals();
   ProgressLine line;
   search::TuneResult result = search::tune(
-      *task, *tuner, builder, runner, db, options, [&](const search::TuneProgress& p) { line.update(p); }, &g_stop);
+      *job.explorer, builder, runner, db, options, [&](const search::TuneProgress& p) { line.update(p); }, &g_stop);
   line.finish();
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  restore_stop_signals();
 
-  print_job_result("", *task, result);
+  print_job_result("", job, result);
   if (!save_model_path.empty()) {
-    auto* model_tuner = dynamic_cast<search::ModelTuner*>(tuner.get());
-    TEMPER_CHECK(model_tuner != nullptr, "--save-model with a tuner that has no model");
-    model_tuner->model().save(save_model_path);
+    const cost_model::CostModel* model = job.guiding_model();
+    TEMPER_CHECK(model != nullptr, "--save-model with a tuner that has no model");
+    model->save(save_model_path);
     std::printf("model      saved to %s (%lld samples); reuse it: --tuner xgb --model %s\n", save_model_path.c_str(),
-                static_cast<long long>(model_tuner->model().num_samples()), save_model_path.c_str());
+                static_cast<long long>(model->num_samples()), save_model_path.c_str());
   }
   std::printf("log        %s (apply it: temper run '%s' --db %s)\n", db_path.c_str(), workload.to_string().c_str(),
               db_path.c_str());

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "compiler/ir/error.h"
+#include "search/template_explorer.h"
 
 namespace temper::search {
 namespace {
@@ -16,36 +17,27 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-double gflops(const schedule_space::Task& task, double seconds) {
-  return seconds > 0 && task.op().flops > 0 ? task.op().flops / seconds * 1e-9 : 0;
+double gflops(const ops::OpInstance& op, double seconds) {
+  return seconds > 0 && op.flops > 0 ? op.flops / seconds * 1e-9 : 0;
 }
 
-// The candidates of one batch: the configs that the template could apply are measured;
-// the others already have their result.
-struct Batch {
-  std::vector<schedule_space::Config> configs;
-  std::vector<measure::MeasureResult> results;
-  std::vector<nlohmann::json> traces;
-};
-
-void measure_batch(const schedule_space::Task& task, measure::Builder& builder, measure::Runner& runner,
-                   measure::MachineShare* share, Batch& batch, TuneResult& out) {
+// Measures the proposals that have a schedule; the others already have their result.
+std::vector<measure::MeasureResult> measure_batch(const Explorer& explorer, measure::Builder& builder,
+                                                  measure::Runner& runner, measure::MachineShare* share,
+                                                  const std::vector<Proposal>& batch, TuneResult& out) {
   std::vector<measure::MeasureInput> inputs;
   std::vector<size_t> which;
-  batch.results.assign(batch.configs.size(), {});
-  batch.traces.assign(batch.configs.size(), nlohmann::json());
-  for (size_t i = 0; i < batch.configs.size(); ++i) {
-    try {
-      Schedule s = task.apply(batch.configs[i]);
-      batch.traces[i] = s.trace().to_json();
-      inputs.push_back({task.workload(), task.target(), s.func()});
+  std::vector<measure::MeasureResult> results(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (batch[i].schedule) {
+      inputs.push_back({explorer.workload(), explorer.target(), batch[i].schedule->func()});
       which.push_back(i);
-    } catch (const std::exception& e) {
-      batch.results[i].error = measure::MeasureError::InstantiationError;
-      batch.results[i].message = e.what();
+    } else {
+      results[i].error = measure::MeasureError::InstantiationError;
+      results[i].message = batch[i].error;
     }
   }
-  if (inputs.empty()) return;
+  if (inputs.empty()) return results;
   auto in_turn = [share](bool exclusive, const std::function<void()>& work) {
     if (share) {
       share->run(exclusive, work);
@@ -54,24 +46,25 @@ void measure_batch(const schedule_space::Task& task, measure::Builder& builder, 
     }
   };
   std::vector<measure::BuildArtifact> artifacts;
-  std::vector<measure::MeasureResult> results;
+  std::vector<measure::MeasureResult> measured;
   Clock::time_point t0 = Clock::now();
   in_turn(false, [&] { artifacts = builder.build(inputs); });
   Clock::time_point t1 = Clock::now();
-  in_turn(!task.target().is_gpu(), [&] { results = runner.run(inputs, artifacts); });
+  in_turn(!explorer.target().is_gpu(), [&] { measured = runner.run(inputs, artifacts); });
   out.compile_s += std::chrono::duration<double>(t1 - t0).count();
   out.run_s += seconds_since(t1);
-  for (size_t k = 0; k < which.size(); ++k) batch.results[which[k]] = results[k];
+  for (size_t k = 0; k < which.size(); ++k) results[which[k]] = measured[k];
+  return results;
 }
 
-tuning_db::TuningRecord make_record(const schedule_space::Task& task, const tuning_db::TargetInfo& target,
-                                    const schedule_space::Config& config, const nlohmann::json& trace,
-                                    const measure::MeasureResult& result) {
+tuning_db::TuningRecord make_record(const Explorer& explorer, const tuning_db::TargetInfo& target,
+                                    const Proposal& proposal, const measure::MeasureResult& result) {
   tuning_db::TuningRecord r;
-  r.workload = tuning_db::WorkloadKey::from(task.workload());
+  r.workload = tuning_db::WorkloadKey::from(explorer.workload());
   r.target = target;
-  r.trace = trace;  // null when the template could not apply the config
-  r.config = config.to_json();
+  // Null when the candidate could not be instantiated.
+  if (proposal.schedule) r.trace = proposal.schedule->trace().to_json();
+  r.config = proposal.config;
   r.costs = result.costs;
   r.mean = result.error == measure::MeasureError::None ? result.mean : std::numeric_limits<double>::infinity();
   r.error = tuning_db::parse_error_kind(measure::error_name(result.error));
@@ -94,47 +87,35 @@ void check_tunable_target(const Target& target) {
 TuneResult tune(const schedule_space::Task& task, Tuner& tuner, measure::Builder& builder, measure::Runner& runner,
                 tuning_db::Database& db, const TuneOptions& options,
                 const std::function<void(const TuneProgress&)>& on_progress, const std::atomic<bool>* stop) {
+  TemplateExplorer explorer(task, tuner);
+  return tune(explorer, builder, runner, db, options, on_progress, stop);
+}
+
+TuneResult tune(Explorer& explorer, measure::Builder& builder, measure::Runner& runner, tuning_db::Database& db,
+                const TuneOptions& options, const std::function<void(const TuneProgress&)>& on_progress,
+                const std::atomic<bool>* stop) {
   if (options.trials < 1) throw UserError(str("the trial budget must be at least 1, got ", options.trials));
   if (options.batch_size < 1) throw UserError(str("the batch size must be at least 1, got ", options.batch_size));
-  check_tunable_target(task.target());
+  check_tunable_target(explorer.target());
   Clock::time_point start = Clock::now();
   TuneResult out;
-  const schedule_space::ConfigSpace& space = task.space();
-  tuning_db::WorkloadKey key = tuning_db::WorkloadKey::from(task.workload());
-  tuning_db::TargetInfo target_info = tuning_db::host_target_info(task.target());
+  const ops::OpInstance& op = explorer.op();
+  tuning_db::WorkloadKey key = tuning_db::WorkloadKey::from(explorer.workload());
+  tuning_db::TargetInfo target_info = tuning_db::host_target_info(explorer.target());
   db.commit_workload(key);
 
-  // Resume: what the log already holds for this workload and target. The tuner learns
-  // from it once, as from a measured batch (a model tuner fits its model on it).
-  std::vector<schedule_space::Config> resumed;
-  std::vector<double> resumed_costs;
   for (const tuning_db::TuningRecord& r : db.records_for(key, target_info.target)) {
-    if (r.config.is_null()) continue;
-    try {
-      schedule_space::Config c = space.from_json(r.config);
-      if (tuner.visited(c)) continue;
-      tuner.mark_visited(c);
-      resumed.push_back(c);
-      resumed_costs.push_back(r.is_valid() ? r.mean : std::numeric_limits<double>::infinity());
-    } catch (const UserError&) {
-      continue;  // a config of another version of the template
-    }
+    if (!explorer.resume(r)) continue;
     ++out.trials_resumed;
     if (r.is_valid() && (!out.best || r.mean < out.best->mean)) out.best = r;
   }
-  if (!resumed.empty()) tuner.update(resumed, resumed_costs);
-
-  std::optional<schedule_space::Config> first;
-  schedule_space::Config def = task.default_config();
-  if (!tuner.visited(def)) {
-    tuner.mark_visited(def);
-    first = def;
-  }
+  explorer.resume_done();
+  std::optional<Proposal> first = explorer.first();
 
   TuneProgress progress;
   progress.trials_total = options.trials;
   progress.trials_done = out.trials_resumed;
-  progress.best_gflops = out.best ? gflops(task, out.best->mean) : 0;
+  progress.best_gflops = out.best ? gflops(op, out.best->mean) : 0;
   int since_improvement = 0;
   int errors_in_a_row = 0;
   auto report = [&] {
@@ -176,31 +157,32 @@ TuneResult tune(const schedule_space::Task& task, Tuner& tuner, measure::Builder
       break;
     }
 
-    Batch batch;
+    std::vector<Proposal> batch;
     int want = std::min(left, options.batch_size);
     if (first) {
-      batch.configs.push_back(*first);
+      batch.push_back(std::move(*first));
       first.reset();
       --want;
     }
-    if (want > 0 && tuner.has_next()) {
-      for (schedule_space::Config& c : tuner.next_batch(want)) batch.configs.push_back(c);
+    if (want > 0 && explorer.has_next()) {
+      for (Proposal& p : explorer.next_batch(want)) batch.push_back(std::move(p));
     }
-    if (batch.configs.empty()) {
+    if (batch.empty()) {
       out.stop_reason = "the search space is exhausted";
       break;
     }
 
-    measure_batch(task, builder, runner, options.machine_share, batch, out);
+    std::vector<measure::MeasureResult> results =
+        measure_batch(explorer, builder, runner, options.machine_share, batch, out);
     std::vector<tuning_db::TuningRecord> records;
     std::vector<double> costs;
-    for (size_t i = 0; i < batch.configs.size(); ++i) {
-      tuning_db::TuningRecord r = make_record(task, target_info, batch.configs[i], batch.traces[i], batch.results[i]);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      tuning_db::TuningRecord r = make_record(explorer, target_info, batch[i], results[i]);
       costs.push_back(r.is_valid() ? r.mean : std::numeric_limits<double>::infinity());
       records.push_back(std::move(r));
     }
     db.commit_records(records);
-    tuner.update(batch.configs, costs);
+    explorer.update(costs);
 
     for (const tuning_db::TuningRecord& r : records) {
       ++out.trials_measured;
@@ -217,7 +199,7 @@ TuneResult tune(const schedule_space::Task& task, Tuner& tuner, measure::Builder
       } else {
         ++since_improvement;
       }
-      progress.best_gflops = out.best ? gflops(task, out.best->mean) : 0;
+      progress.best_gflops = out.best ? gflops(op, out.best->mean) : 0;
       out.best_curve.push_back(progress.best_gflops);
     }
     report();

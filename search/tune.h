@@ -1,15 +1,17 @@
 // The tune loop: one place that owns a tuning job's policy -- the trial and time budgets,
 // best-so-far, early stopping, the error threshold, resume, and stopping on request --
-// around a Tuner (what to try), the measurer (builder + runner) and the log.
+// around an Explorer (what to try: a template's tuner or the auto-scheduler, explorer.h),
+// the measurer (builder + runner) and the log.
 //
-// Resume: records of this workload and target already in the log count towards the trial
-// budget, their configs are never measured again, and their best is the starting
+// Resume: the explorer's records of this workload and target already in the log count
+// towards the trial budget, are never measured again, and their best is the starting
 // best-so-far. So `temper tune ... --trials 200` killed after 120 trials and started
-// again measures the 80 left.  The tuner learns from those records too (one update() before
-// the first batch): a resumed xgb job starts with a trained model.
+// again measures the 80 left. The explorer learns from those records too: a resumed xgb
+// job starts with a trained model.
 //
-// The template's default config is measured first (unless the log has it): the tuned
-// result is then never worse than what a build uses without a log.
+// The explorer's default (the template's default config, or the op's default schedule)
+// is measured first unless the log has it: the tuned result is then never worse than
+// what a build uses without a log.
 //
 // Targets: LLVM (candidates are shared libraries) and the GPU targets cuda and opencl
 // (candidates run on the target's device); not C, whose code is for reading. Records of
@@ -28,6 +30,7 @@
 #include "measure/machine_share.h"
 #include "measure/runner.h"
 #include "schedule_space/template.h"
+#include "search/explorer.h"
 #include "search/tuner.h"
 #include "tuning_db/database.h"
 
@@ -76,6 +79,10 @@ struct TuneResult {
 // the tuner runs out of configs, or *stop becomes true (checked between batches: the
 // batch under way is finished and logged). Every measured config is committed to db as
 // one transaction per batch.
+TuneResult tune(Explorer& explorer, measure::Builder& builder, measure::Runner& runner, tuning_db::Database& db,
+                const TuneOptions& options, const std::function<void(const TuneProgress&)>& on_progress = {},
+                const std::atomic<bool>* stop = nullptr);
+// tune with a TemplateExplorer of task and tuner.
 TuneResult tune(const schedule_space::Task& task, Tuner& tuner, measure::Builder& builder, measure::Runner& runner,
                 tuning_db::Database& db, const TuneOptions& options,
                 const std::function<void(const TuneProgress&)>& on_progress = {},

@@ -186,6 +186,13 @@ void validate(const std::vector<Instruction>& insts) {
   }
 }
 
+// The decision replay_with takes for its k-th sampling instruction: the override when
+// one is given (an empty optional there means "draw anew"), else the trace's own.
+std::optional<std::vector<int64_t>> decision_for(const std::vector<std::optional<std::vector<int64_t>>>& overrides,
+                                                 size_t k, const std::optional<std::vector<int64_t>>& own) {
+  return k < overrides.size() ? overrides[k] : own;
+}
+
 RVRef parse_rv(const std::string& s, const std::string& field) {
   RVRef::Kind kind;
   if (s.size() >= 2 && s[0] == 'b') {
@@ -313,9 +320,15 @@ Trace Trace::with_decision(size_t index, std::vector<int64_t> decision) const {
 }
 
 Schedule Trace::replay(const PrimFunc& f) const {
+  return replay_with(f, {}, 0);
+}
+
+Schedule Trace::replay_with(const PrimFunc& f, const std::vector<std::optional<std::vector<int64_t>>>& decisions,
+                            uint64_t seed) const {
   validate(insts_);
-  Schedule s(f);
+  Schedule s(f, seed);
   std::unordered_map<int, int> ids;  // RV id in this trace -> RV id in s
+  size_t sampled = 0;                // sampling instructions so far
   for (size_t i = 0; i < insts_.size(); ++i) {
     const Instruction& inst = insts_[i];
     auto id = [&](size_t k) { return ids.at(std::get<RVRef>(inst.inputs[k]).id); };
@@ -339,13 +352,29 @@ Schedule Trace::replay(const PrimFunc& f) const {
         case InstKind::GetLoops:
           out(s.get_loops(block(0)));
           break;
-        case InstKind::SamplePerfectTile:
-          out(s.sample_perfect_tile(loop(0), a[0].get<int>(), a[1].get<int>(), inst.decision));
+        case InstKind::SamplePerfectTile: {
+          // An override the loop cannot take (sample_perfect_tile refuses it before
+          // changing anything) is drawn anew.
+          std::optional<std::vector<int64_t>> decision = decision_for(decisions, sampled++, inst.decision);
+          try {
+            out(s.sample_perfect_tile(loop(0), a[0].get<int>(), a[1].get<int>(), decision));
+          } catch (const ScheduleError&) {
+            if (decision == inst.decision) throw;
+            out(s.sample_perfect_tile(loop(0), a[0].get<int>(), a[1].get<int>(), std::nullopt));
+          }
           break;
-        case InstKind::SampleCategorical:
-          out(std::vector{s.sample_categorical(a[0].get<std::vector<int64_t>>(), a[1].get<std::vector<double>>(),
-                                               static_cast<int>(inst.decision->at(0)))});
+        }
+        case InstKind::SampleCategorical: {
+          std::vector<int64_t> values = a[0].get<std::vector<int64_t>>();
+          std::optional<std::vector<int64_t>> decision = decision_for(decisions, sampled++, inst.decision);
+          std::optional<int> index;
+          if (decision && decision->size() == 1 && decision->at(0) >= 0 &&
+              decision->at(0) < static_cast<int64_t>(values.size())) {
+            index = static_cast<int>(decision->at(0));
+          }
+          out(std::vector{s.sample_categorical(values, a[1].get<std::vector<double>>(), index)});
           break;
+        }
         case InstKind::Split: {
           std::vector<SplitFactor> factors;
           for (size_t k = 1; k < inst.inputs.size(); ++k) {

@@ -112,6 +112,13 @@ class Trace {
   // Applies the instructions to f, forcing every sampling decision; throws
   // ScheduleError when a step is illegal on f (e.g. a trace from another workload).
   Schedule replay(const PrimFunc& f) const;
+  // replay, with the decision of the k-th sampling instruction taken from decisions[k]
+  // where k < decisions.size(): a value that does not fit the program (a tile that does
+  // not divide the loop, an index out of range) and an empty optional are drawn anew,
+  // from seed. The result's trace holds the decisions taken. This is how a search
+  // instantiates a sketch and applies a mutated decision.
+  Schedule replay_with(const PrimFunc& f, const std::vector<std::optional<std::vector<int64_t>>>& decisions,
+                       uint64_t seed) const;
 
   // The same trace with instruction `index`'s decision replaced (UserError if that
   // instruction samples nothing). Replay checks that the decision is valid.

@@ -3,7 +3,9 @@
 # classifier's dense); --trials 16 is shared round-robin in batches of 4, the task table
 # and summary are printed, and the log holds records of every task. A second run resumes:
 # the log's trials count towards the budget, so it measures nothing. `temper build --db`
-# and `temper run --db` apply the log to all three tasks. The encoder's
+# and `temper run --db` apply the log to all three tasks. With --space both each task is
+# tuned by its template and by the auto-scheduler, the gradient task scheduler giving the
+# turns, and the build applies whichever found the faster schedule. The encoder's
 # projections and attention products are matmul and batch_matmul tasks. A model without a
 # tunable node is refused.
 # Usage: cli_tune_onnx.sh TEMPER
@@ -23,20 +25,22 @@ conv2="conv2d:N=1,C=8,H=16,W=16,K=16,R=3,S=3,stride=1,pad=1,dilation=1,groups=1,
 dense="dense:M=1,N=10,K=16,bias=1,act=none,dtype=float32"
 
 echo "== the CNN's three tasks share 16 trials"
-run tune cnn.onnx --db cnn.db --trials 16 --tuner random --seed 1 "${fast[@]}"
+run tune cnn.onnx --db cnn.db --trials 16 --tuner random --seed 1 --task-scheduler round-robin "${fast[@]}"
 expect "^model +cnn.onnx: 9 nodes, 3 tasks$"
 expect "^tuner +random, seed 1, 16 trials shared round-robin, 4 per turn$"
-expect "^ +0 +1 +[0-9]+ +$conv1$"
-expect "^ +1 +1 +[0-9]+ +$conv2$"
-expect "^ +2 +1 +[0-9]+ +$dense$"
+expect "^ +0 +1 +template +[0-9]+ configs +$conv1$"
+expect "^ +1 +1 +template +[0-9]+ configs +$conv2$"
+expect "^ +2 +1 +template +[0-9]+ configs +$dense$"
 expect_not "^skipped"
-# Turns of 4: tasks 0, 1, 2, then task 0 again.
-expect "^task 2  trials 4 \(\+4\)  best [0-9.]+ GFLOP/s  total 12/16"
-expect "^task 0  trials 8 \(\+4\)  best [0-9.]+ GFLOP/s  total 16/16"
+# Turns of 4: tasks 0, 1, 2, then task 0 again; the end-to-end estimate once all have a best.
+expect "^task 1 \[template\] +trials 4 \(\+4\)  best [0-9.]+ GFLOP/s  total 8/16  latency \?"
+expect "^task 2 \[template\] +trials 4 \(\+4\)  best [0-9.]+ GFLOP/s  total 12/16  latency [0-9.]+ ms"
+expect "^task 0 \[template\] +trials 8 \(\+4\)  best [0-9.]+ GFLOP/s  total 16/16"
 expect "^stopped +trial budget reached after 16 trials in "
-expect "^ +0 +8 +0 +[0-9.]+ ms, [0-9.]+ GFLOP/s$"
-expect "^ +1 +4 +0 +[0-9.]+ ms, [0-9.]+ GFLOP/s$"
-expect "^ +2 +4 +0 +[0-9.]+ ms, [0-9.]+ GFLOP/s$"
+expect "^ +0 +template +8 +0 +[0-9.]+ ms, [0-9.]+ GFLOP/s$"
+expect "^ +1 +template +4 +0 +[0-9.]+ ms, [0-9.]+ GFLOP/s$"
+expect "^ +2 +template +4 +0 +[0-9.]+ ms, [0-9.]+ GFLOP/s$"
+expect "^latency +[0-9.]+ ms estimated: the tasks' best times weighted by how often the model runs them$"
 for w in "$conv1" "$conv2" "$dense"; do
   n=$(count cnn.db "select count(*) from records r join workloads w on r.workload_id = w.id where w.workload = '$w'")
   [[ "$n" -ge 4 ]] || fail "the log has $n records of $w, expected at least 4"
@@ -55,20 +59,38 @@ run run cnn.onnx --db cnn.db --input x=cnn_input.npy --repeat 1
 expect "^schedules +3 of 3 tunable ops tuned from cnn.db"
 
 echo "== a second run resumes: the 16 trials in the log spend the budget"
-run tune cnn.onnx --db cnn.db --trials 16 --tuner random --seed 1 "${fast[@]}"
+run tune cnn.onnx --db cnn.db --trials 16 --tuner random --seed 1 --task-scheduler round-robin "${fast[@]}"
 expect "^stopped +trial budget reached after 16 trials in "
 [[ $(count cnn.db "select count(*) from records") -eq 16 ]] || fail "the resumed run measured again"
+
+echo "== --space both: templates and the auto-scheduler share the trials; the build takes the faster"
+run tune cnn.onnx --db both.db --trials 48 --space both --seed 1 "${fast[@]}"
+expect "^tuner +xgb, seed 1, 48 trials shared by expected gain \(gradient task scheduler\), 4 per turn$"
+expect "^ +0 +1 +auto +3 sketches +$conv1$"
+expect "^ +2 +1 +auto +2 sketches +$dense$"
+# The warm-up gives every job one turn first, in order.
+expect "^task 2 \[auto\] +trials 4 \(\+4\)  best [0-9.]+ GFLOP/s  total 24/48  latency [0-9.]+ ms"
+expect "^stopped +trial budget reached after 48 trials in "
+auto_records=$(count both.db "select count(*) from records where config is null or config = 'null'")
+[[ "$auto_records" -ge 12 ]] || fail "the log has $auto_records auto-scheduled records, expected at least 12"
+run build cnn.onnx --db both.db -o both.so
+expect "^schedules +3 of 3 tunable ops tuned from both.db \(0 with their template defaults\)$"
+run run both.so --input x=cnn_input.npy --output-dir out_both --repeat 1
+/usr/bin/python3 -c "
+import numpy as np, sys
+got, want = np.load('out_both/y.npy'), np.load('cnn_expected.npy')
+sys.exit(0 if np.allclose(got, want, rtol=1e-4, atol=1e-5) else 1)" || fail "the build of both explorers' log does not match numpy"
 
 echo "== the encoder: projections (matmul, M = batch x sequence) and attention (batch_matmul over the heads)"
 run tune encoder.onnx --db enc.db --trials 16 --tuner random --seed 1 "${fast[@]}"
 expect "^model +encoder.onnx: [0-9]+ nodes, 4 tasks$"
-expect "^ +0 +4 +[0-9]+ +matmul:M=16,N=64,K=64,"
-expect "^ +1 +2 +[0-9]+ +batch_matmul:B=4,M=16,N=16,K=16,"
+expect "^ +0 +4 +template +[0-9]+ configs +matmul:M=16,N=64,K=64,"
+expect "^ +1 +2 +template +[0-9]+ configs +batch_matmul:B=4,M=16,N=16,K=16,"
 
 echo "== a budget smaller than the task count: the untried tasks are named, and the job succeeds"
 run tune encoder.onnx --db enc_small.db --trials 4 --tuner random --seed 1 "${fast[@]}"
-expect "^ +1 +0 +0 +none \(no trials\)$"
-expect "^warning: 3 of 4 tasks got no trials; builds use their template defaults \(give --trials 16 or more for 4 per task\)$"
+expect "^ +1 +template +0 +0 +none \(no trials\)$"
+expect "^warning: 3 of 4 tuning jobs got no trials; builds use their defaults \(give --trials 16 or more for 4 per job\)$"
 
 echo "== refused"
 /usr/bin/python3 -c '
@@ -80,6 +102,6 @@ g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "relu", [x], [y]
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), "relu.onnx")' ||
   fail "could not write relu.onnx"
 must_fail "relu.onnx has no node that a tuning template serves" tune relu.onnx --db relu.db --trials 4
-must_fail "--early-stopping applies to one workload" tune cnn.onnx --db cnn.db --early-stopping 5
+must_fail "unknown --task-scheduler 'fair'" tune cnn.onnx --db cnn.db --task-scheduler fair
 must_fail "--dim sizes a model's dynamic dimensions" tune matmul:M=4,N=4,K=4 --db cnn.db --dim batch=2
 echo "PASS"

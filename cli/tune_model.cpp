@@ -1,0 +1,191 @@
+#include "cli/tune_model.h"
+
+#include <chrono>
+#include <cstdio>
+#include <limits>
+
+#include "cli/duration.h"
+#include "compiler/graph/onnx_import.h"
+#include "compiler/graph/task_extraction.h"
+#include "search/task_scheduler.h"
+#include "tuning_db/sqlite_database.h"
+
+namespace temper::cli {
+namespace {
+
+// One explorer of one task, and what it has had so far.
+struct ModelJob {
+  size_t task = 0;  // index into the tasks
+  TuneJob job;
+  int trials = 0;  // in the log for this job: resumed ones included
+  int errors = 0;
+  std::optional<tuning_db::TuningRecord> best;
+};
+
+search::TaskSchedulerStrategy parse_strategy(const std::string& name) {
+  if (name == "gradient") return search::TaskSchedulerStrategy::Gradient;
+  if (name == "round-robin") return search::TaskSchedulerStrategy::RoundRobin;
+  throw UserError(str("unknown --task-scheduler '", name,
+                      "': gradient (turns by expected gain in end-to-end latency) or round-robin"));
+}
+
+// The model's estimated latency: each task's best (over its explorers) times how often the
+// model runs it; nullopt while a task has no best.
+std::optional<double> estimated_latency(const std::vector<graph::ExtractedTask>& tasks,
+                                        const std::vector<ModelJob>& jobs) {
+  double total = 0;
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    double best = std::numeric_limits<double>::infinity();
+    for (const ModelJob& j : jobs) {
+      if (j.task == t && j.best) best = std::min(best, j.best->mean);
+    }
+    if (!std::isfinite(best)) return std::nullopt;
+    total += tasks[t].count * best;
+  }
+  return total;
+}
+
+std::string latency_text(const std::optional<double>& seconds) {
+  if (!seconds) return "?";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f ms", *seconds * 1e3);
+  return text;
+}
+
+}  // namespace
+
+int tune_tasks(const std::vector<graph::ExtractedTask>& tasks, const Target& target, const std::string& db_path,
+               const TunerChoice& choice, const ModelTuneFlags& flags, const search::TuneOptions& options,
+               const measure::BuilderOptions& builder_options, const measure::RunnerOptions& runner_options) {
+  search::TaskSchedulerOptions scheduler_options;
+  scheduler_options.strategy = parse_strategy(flags.scheduler);
+  scheduler_options.early_stopping = options.early_stopping;
+  scheduler_options.seed = choice.seed;
+  std::vector<ModelJob> jobs;
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    for (const std::string& space : spaces_for(tasks[t].workload, target, flags.space)) {
+      jobs.push_back({t, prepare_job(tasks[t].workload, target, space, choice), 0, 0, std::nullopt});
+    }
+  }
+  std::printf("target     %s\n", target.to_string().c_str());
+  std::printf("tuner      %s, seed %llu, %d trials shared %s, %d per turn\n", choice.name.c_str(),
+              static_cast<unsigned long long>(choice.seed), options.trials,
+              flags.scheduler == "gradient" ? "by expected gain (gradient task scheduler)" : "round-robin",
+              options.batch_size);
+
+  tuning_db::SQLiteDatabase db(db_path);
+  for (ModelJob& j : jobs) finish_job(j.job, choice, db);
+  std::printf("task  count  space     size           workload\n");
+  for (const ModelJob& j : jobs) {
+    std::string size = j.job.space == "auto" ? str(j.job.auto_space->sketches().size(), " sketches")
+                                             : str(j.job.task->space().size(), " configs");
+    std::printf("%4zu  %5d  %-8s  %-13s  %s\n", j.task, tasks[j.task].count, j.job.space.c_str(), size.c_str(),
+                tasks[j.task].workload.to_string().c_str());
+  }
+  if (choice.name == "xgb") {
+    for (const ModelJob& j : jobs) std::printf("model      task %zu %s: %s\n", j.task, j.job.space.c_str(), j.job.model_line.c_str());
+  }
+  measure::Builder builder(builder_options);
+  measure::Runner runner(runner_options);
+  std::fflush(stdout);
+
+  std::vector<double> weights;
+  for (const ModelJob& j : jobs) weights.push_back(tasks[j.task].count);
+  search::TaskScheduler scheduler(weights, scheduler_options);
+  watch_stop_signals();
+  auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  auto out_of_time = [&] { return options.time_budget_s > 0 && elapsed() >= options.time_budget_s; };
+  int spent = 0;
+  std::string stop_reason = "trial budget reached";
+  while (true) {
+    if (spent >= options.trials) break;
+    if (g_stop) {
+      stop_reason = "stopped on request";
+      break;
+    }
+    if (out_of_time()) {
+      stop_reason = "time budget reached";
+      break;
+    }
+    int k = scheduler.next_task();
+    if (k < 0) {
+      stop_reason = "every task is done";
+      break;
+    }
+    ModelJob& j = jobs[k];
+    // The first turn of a job counts the log's records towards its trials; later turns
+    // ask for new trials only (the explorer has taken the log's records since the first).
+    search::TuneOptions turn = options;
+    turn.trials = std::min(options.batch_size, options.trials - spent);
+    turn.early_stopping = 0;  // per task, by the scheduler
+    if (options.time_budget_s > 0) turn.time_budget_s = options.time_budget_s - elapsed();
+    search::TuneResult r = search::tune(*j.job.explorer, builder, runner, db, turn, {}, &g_stop);
+    int got = r.trials_resumed + r.trials_measured;
+    j.trials += got;
+    j.errors += r.errors;
+    spent += got;
+    if (r.best && (!j.best || r.best->mean < j.best->mean)) j.best = r.best;
+    std::string finished = got < turn.trials && !g_stop && !out_of_time() ? r.stop_reason : "";
+    scheduler.report(k, got, j.best ? j.best->mean : std::numeric_limits<double>::infinity(), finished);
+    char best[48] = "-";
+    if (j.best) std::snprintf(best, sizeof best, "%.2f GFLOP/s", gflops_of(j.job.explorer->op(), j.best->mean));
+    std::fprintf(stderr, "task %zu %-10s trials %d (+%d)  best %s  total %d/%d  latency %s  elapsed %s%s%s\n", j.task,
+                 str("[", j.job.space, "]").c_str(), j.trials, got, best, spent, options.trials,
+                 latency_text(estimated_latency(tasks, jobs)).c_str(), format_duration(elapsed()).c_str(),
+                 scheduler.finished(k) ? "  done: " : "", scheduler.why_finished(k).c_str());
+  }
+  restore_stop_signals();
+
+  std::printf("stopped    %s after %d trials in %s\n", stop_reason.c_str(), spent, format_duration(elapsed()).c_str());
+  std::printf("task  space     trials  errors  best\n");
+  // A job whose every trial failed is a failed job; one the budget never reached is not.
+  bool all_failed_somewhere = false;
+  int untried = 0;
+  for (const ModelJob& j : jobs) {
+    std::printf("%4zu  %-8s  %6d  %6d  ", j.task, j.job.space.c_str(), j.trials, j.errors);
+    if (j.best) {
+      std::printf("%.3f ms, %.2f GFLOP/s\n", j.best->mean * 1e3, gflops_of(j.job.explorer->op(), j.best->mean));
+    } else if (j.trials == 0) {
+      std::printf("none (no trials)\n");
+      ++untried;
+    } else {
+      std::printf("none (every trial failed)\n");
+      all_failed_somewhere = true;
+    }
+  }
+  std::optional<double> latency = estimated_latency(tasks, jobs);
+  if (latency) {
+    std::printf("latency    %s estimated: the tasks' best times weighted by how often the model runs them\n",
+                latency_text(latency).c_str());
+  }
+  std::printf("log        %s\n", db_path.c_str());
+  if (untried > 0 && g_signal == 0) {
+    std::fprintf(stderr,
+                 "warning: %d of %zu tuning jobs got no trials; builds use their defaults (give --trials %d or more "
+                 "for %d per job)\n",
+                 untried, jobs.size(), static_cast<int>(jobs.size()) * options.batch_size, options.batch_size);
+  }
+  if (g_signal != 0) return 128 + g_signal;
+  return all_failed_somewhere ? 1 : 0;
+}
+
+int tune_model(const std::string& model_path, const std::map<std::string, int64_t>& dims, const Target& target,
+               const std::string& db_path, const TunerChoice& choice, const ModelTuneFlags& flags,
+               const search::TuneOptions& options, const measure::BuilderOptions& builder_options,
+               const measure::RunnerOptions& runner_options) {
+  graph::ImportOptions import_options;
+  import_options.dims = dims;
+  graph::Graph g = graph::import_onnx(model_path, import_options);
+  std::vector<std::string> skipped;
+  std::vector<graph::ExtractedTask> tasks = graph::extract_tasks(g, target, &skipped);
+  std::printf("model      %s: %zu nodes, %zu tasks\n", model_path.c_str(), g.nodes().size(), tasks.size());
+  for (const std::string& why : skipped) std::printf("skipped    %s\n", why.c_str());
+  if (tasks.empty()) {
+    throw UserError(
+        str(model_path, " has no node that a tuning template serves (Conv, Gemm, MatMul); nothing to tune"));
+  }
+  return tune_tasks(tasks, target, db_path, choice, flags, options, builder_options, runner_options);
+}
+
+}  // namespace temper::cli

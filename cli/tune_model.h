@@ -1,0 +1,38 @@
+// temper tune MODEL.onnx: the model's tasks (graph/task_extraction.h), each tuned in the
+// spaces --space gives it, share one trial budget and one time budget; the task
+// scheduler (search/task_scheduler.h) gives the turns, by expected gain or round-robin.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli/tune_job.h"
+#include "compiler/graph/task_extraction.h"
+#include "measure/builder.h"
+#include "measure/runner.h"
+
+namespace temper::cli {
+
+struct ModelTuneFlags {
+  std::string space;      // --space ("" : a template where one serves the task, else auto)
+  std::string scheduler;  // --task-scheduler: "gradient" or "round-robin"
+};
+
+// Tunes the tasks (workloads, each with how often the model runs it) in the spaces
+// flags.space gives each, sharing options.trials and options.time_budget_s; per-task
+// early stopping is options.early_stopping. Returns the exit status: 0 when every job that
+// had trials has a best, 1 when some job's trials all failed, 128 + the signal after a
+// stop request. `temper tune WORKLOAD --space both` is this with one task of count 1.
+int tune_tasks(const std::vector<graph::ExtractedTask>& tasks, const Target& target, const std::string& db_path,
+               const TunerChoice& choice, const ModelTuneFlags& flags, const search::TuneOptions& options,
+               const measure::BuilderOptions& builder_options, const measure::RunnerOptions& runner_options);
+
+// Imports the model, extracts its tasks, and tune_tasks them.
+int tune_model(const std::string& model_path, const std::map<std::string, int64_t>& dims, const Target& target,
+               const std::string& db_path, const TunerChoice& choice, const ModelTuneFlags& flags,
+               const search::TuneOptions& options, const measure::BuilderOptions& builder_options,
+               const measure::RunnerOptions& runner_options);
+
+}  // namespace temper::cli

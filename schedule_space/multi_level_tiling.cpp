@@ -1,0 +1,62 @@
+#include "schedule_space/multi_level_tiling.h"
+
+#include <algorithm>
+
+#include "compiler/ops/block_info.h"
+
+namespace temper::schedule_space {
+
+TiledLoops multi_level_tile(Schedule& s, BlockRV block, const std::string& structure, int max_innermost_factor) {
+  const int spatial_levels = static_cast<int>(std::count(structure.begin(), structure.end(), 'S'));
+  const int reduce_levels = static_cast<int>(std::count(structure.begin(), structure.end(), 'R'));
+  TEMPER_CHECK(spatial_levels + reduce_levels == static_cast<int>(structure.size()) && spatial_levels > 0,
+               "tile structure ", structure, " must be made of S and R");
+  ops::BlockInfo info = ops::block_info(s, s.block_name(block));
+  std::vector<LoopRV> loops = s.get_loops(block);
+  TiledLoops tiles;
+  tiles.levels.resize(structure.size());
+  // The split loops of each kind, per loop: parts[k] is level k of that kind.
+  std::vector<std::vector<LoopRV>> spatial, reduce;
+  for (size_t l = 0; l < loops.size(); ++l) {
+    const int64_t* extent = as_const_int(s.loop(loops[l])->extent);
+    if (!extent) {
+      throw ScheduleError(str("multi-level tiling: loop ", s.loop_var(loops[l]).name(), " of block ",
+                              s.block_name(block), " has a non-constant extent"));
+    }
+    if (*extent == 1) {
+      tiles.unit.push_back(loops[l]);
+      continue;
+    }
+    int n = info.loop_is_reduce[l] ? reduce_levels : spatial_levels;
+    if (n == 0) {
+      throw ScheduleError(str("multi-level tiling: structure ", structure, " has no level for reduction loop ",
+                              s.loop_var(loops[l]).name()));
+    }
+    std::vector<LoopRV> parts = {loops[l]};
+    if (n > 1) {
+      std::vector<ExprRV> factors = s.sample_perfect_tile(loops[l], n, max_innermost_factor);
+      parts = s.split(loops[l], std::vector<SplitFactor>(factors.begin(), factors.end()), false);
+    }
+    (info.loop_is_reduce[l] ? reduce : spatial).push_back(parts);
+  }
+  std::vector<LoopRV> order = tiles.unit;
+  int next_spatial = 0, next_reduce = 0;
+  for (size_t level = 0; level < structure.size(); ++level) {
+    bool is_spatial = structure[level] == 'S';
+    int k = is_spatial ? next_spatial++ : next_reduce++;
+    for (const std::vector<LoopRV>& parts : is_spatial ? spatial : reduce) tiles.levels[level].push_back(parts[k]);
+    order.insert(order.end(), tiles.levels[level].begin(), tiles.levels[level].end());
+  }
+  if (order.size() > 1) s.reorder(order);
+  return tiles;
+}
+
+std::optional<LoopRV> last_loop_at_or_above(const TiledLoops& tiles, size_t level) {
+  for (size_t l = level + 1; l-- > 0;) {
+    if (!tiles.levels[l].empty()) return tiles.levels[l].back();
+  }
+  if (!tiles.unit.empty()) return tiles.unit.back();
+  return std::nullopt;
+}
+
+}  // namespace temper::schedule_space

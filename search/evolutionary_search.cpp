@@ -1,0 +1,190 @@
+#include "search/evolutionary_search.h"
+
+#include <algorithm>
+#include <exception>
+#include <limits>
+
+#include "compiler/ir/printer.h"
+#include "compiler/lower/lower.h"
+#include "compiler/runtime/file_io.h"
+#include "cost_model/features.h"
+
+namespace temper::search {
+namespace {
+
+using schedule_space::AutoCandidate;
+using schedule_space::Decisions;
+
+// What to instantiate: a sketch with decisions, the missing ones drawn from seed.
+struct Spec {
+  int sketch;
+  Decisions decisions;
+  uint64_t seed;
+};
+
+// Instantiates and evaluates the specs in parallel; the ones that fail are left out.
+std::vector<ScoredCandidate> evaluate_all(const schedule_space::AutoSpace& space, const std::vector<Spec>& specs) {
+  std::vector<std::optional<ScoredCandidate>> out(specs.size());
+  std::exception_ptr failure;
+  const int64_t n = static_cast<int64_t>(specs.size());
+#pragma omp parallel for schedule(dynamic)
+  for (int64_t i = 0; i < n; ++i) {
+    try {
+      out[i] = evaluate(space.instantiate(specs[i].sketch, specs[i].decisions, specs[i].seed));
+    } catch (const ScheduleError&) {
+      // an illegal schedule: not a candidate
+    } catch (...) {
+#pragma omp critical(temper_evolution_failure)
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+  std::vector<ScoredCandidate> valid;
+  for (std::optional<ScoredCandidate>& c : out) {
+    if (c) valid.push_back(std::move(*c));
+  }
+  return valid;
+}
+
+bool by_score(const ScoredCandidate& a, const ScoredCandidate& b) {
+  return a.score > b.score;
+}
+
+}  // namespace
+
+std::optional<ScoredCandidate> evaluate(AutoCandidate candidate) {
+  PrimFunc lowered;
+  try {
+    lowered = lower(candidate.schedule.func());
+  } catch (const UserError&) {
+    return std::nullopt;  // ScheduleError included
+  }
+  ScoredCandidate c{std::move(candidate), fnv1a(to_string(lowered)), cost_model::candidate_features(lowered), 0};
+  return c;
+}
+
+EvolutionarySearch::EvolutionarySearch(const schedule_space::AutoSpace& space,
+                                       std::unique_ptr<cost_model::CostModel> model, std::string group, uint64_t seed,
+                                       EvolutionOptions options)
+    : space_(space), model_(std::move(model)), group_(std::move(group)), options_(options), rng_(seed) {}
+
+void EvolutionarySearch::add_measured(const std::vector<AutoCandidate>& candidates, const std::vector<double>& costs) {
+  TEMPER_CHECK(candidates.size() == costs.size(), "add_measured: ", candidates.size(), " candidates and ",
+               costs.size(), " costs");
+  std::vector<cost_model::Sample> samples;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    std::optional<ScoredCandidate> c = evaluate(candidates[i]);
+    if (!c) continue;
+    seen_.insert(c->hash);
+    samples.push_back({std::move(c->features), costs[i], group_});
+    if (!cost_model::is_failed_cost(costs[i])) measured_.emplace_back(costs[i], candidates[i]);
+  }
+  std::stable_sort(measured_.begin(), measured_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (!samples.empty()) model_->update(samples);
+}
+
+void EvolutionarySearch::score(std::vector<ScoredCandidate>& candidates) const {
+  if (candidates.empty()) return;
+  if (!model_->trained()) {
+    for (ScoredCandidate& c : candidates) c.score = 0;
+    return;
+  }
+  std::vector<std::vector<float>> rows;
+  for (const ScoredCandidate& c : candidates) rows.push_back(c.features);
+  std::vector<double> scores = model_->predict(rows);
+  for (size_t i = 0; i < candidates.size(); ++i) candidates[i].score = scores[i];
+}
+
+std::vector<ScoredCandidate> EvolutionarySearch::initial_population(std::vector<ScoredCandidate>& random) {
+  std::vector<Spec> seeds;
+  for (size_t i = 0; i < measured_.size() && static_cast<int>(i) < options_.seeds_from_measured; ++i) {
+    seeds.push_back({measured_[i].second.sketch, measured_[i].second.decisions(), rng_()});
+  }
+  std::vector<ScoredCandidate> population = evaluate_all(space_, seeds);
+  // Random candidates, in rounds, until the population is full or the draws run out.
+  const int want = options_.population - static_cast<int>(population.size());
+  const int max_draws = std::max(64, 16 * options_.population);
+  int draws = 0;
+  std::uniform_int_distribution<int> sketch(0, static_cast<int>(space_.sketches().size()) - 1);
+  while (static_cast<int>(random.size()) < want && draws < max_draws) {
+    std::vector<Spec> specs;
+    for (int i = static_cast<int>(random.size()); i < want && draws < max_draws; ++i, ++draws) {
+      specs.push_back({sketch(rng_), {}, rng_()});
+    }
+    for (ScoredCandidate& c : evaluate_all(space_, specs)) random.push_back(std::move(c));
+  }
+  if (random.empty() && population.empty()) {
+    throw UserError(str("the auto-scheduler found no valid candidate for ", space_.workload().to_string(), " on ",
+                        space_.target().to_string(), " in ", draws, " random draws from ", space_.sketches().size(),
+                        " sketches: none lowered"));
+  }
+  population.insert(population.end(), random.begin(), random.end());
+  return population;
+}
+
+std::vector<ScoredCandidate> EvolutionarySearch::evolve(const std::vector<ScoredCandidate>& population) {
+  // Parents drawn with probability growing linearly with the score (all equal untrained).
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const ScoredCandidate& c : population) {
+    lo = std::min(lo, c.score);
+    hi = std::max(hi, c.score);
+  }
+  std::vector<double> weights;
+  for (const ScoredCandidate& c : population) weights.push_back(hi > lo ? 0.1 + (c.score - lo) / (hi - lo) : 1.0);
+  std::discrete_distribution<size_t> parent(weights.begin(), weights.end());
+  std::vector<Spec> children;
+  for (int i = 0; i < options_.population; ++i) {
+    const ScoredCandidate& p = population[parent(rng_)];
+    std::optional<Decisions> d = mutate(p.candidate, options_.mutation, rng_);
+    if (d) children.push_back({p.candidate.sketch, std::move(*d), rng_()});
+  }
+  std::vector<ScoredCandidate> next = evaluate_all(space_, children);
+  // The best of this round survive.
+  std::vector<ScoredCandidate> ranked = population;
+  std::stable_sort(ranked.begin(), ranked.end(), by_score);
+  size_t keep = std::min(ranked.size(), static_cast<size_t>(options_.survivors * options_.population) + 1);
+  next.insert(next.end(), ranked.begin(), ranked.begin() + keep);
+  return next;
+}
+
+std::vector<AutoCandidate> EvolutionarySearch::next_batch(int n) {
+  if (n <= 0) return {};
+  std::vector<ScoredCandidate> random;
+  std::vector<ScoredCandidate> population = initial_population(random);
+  // Every unseen candidate met on the way competes for the batch, once.
+  std::vector<ScoredCandidate> met;
+  std::unordered_set<uint64_t> in_met;
+  auto meet = [&](const std::vector<ScoredCandidate>& cs) {
+    for (const ScoredCandidate& c : cs) {
+      if (!seen_.count(c.hash) && in_met.insert(c.hash).second) met.push_back(c);
+    }
+  };
+  score(population);
+  meet(population);
+  for (int g = 0; g < options_.generations; ++g) {
+    population = evolve(population);
+    score(population);
+    meet(population);
+  }
+  score(met);
+  std::stable_sort(met.begin(), met.end(), by_score);
+
+  // The epsilon-greedy share: floor(epsilon * n) random picks, one more with the probability
+  // of the remainder.
+  double share = options_.epsilon * n;
+  int n_random = static_cast<int>(share);
+  if (std::uniform_real_distribution<double>(0, 1)(rng_) < share - n_random) ++n_random;
+  std::vector<AutoCandidate> batch;
+  auto take = [&](const ScoredCandidate& c) {
+    if (seen_.count(c.hash)) return;
+    seen_.insert(c.hash);
+    batch.push_back(c.candidate);
+  };
+  std::shuffle(random.begin(), random.end(), rng_);
+  for (size_t i = 0; i < random.size() && static_cast<int>(batch.size()) < n_random; ++i) take(random[i]);
+  for (size_t i = 0; i < met.size() && static_cast<int>(batch.size()) < n; ++i) take(met[i]);
+  return batch;
+}
+
+}  // namespace temper::search

@@ -1,0 +1,162 @@
+// Sketch rules on small compute definitions: the sketches each workload gets, a sketch
+// instantiated with given decisions printed whole, and a rule added by the user.
+#include <gtest/gtest.h>
+
+#include "compiler/ir/printer.h"
+#include "schedule_space/auto_space.h"
+
+namespace temper::schedule_space {
+namespace {
+
+// Two cores, so that the parallel draws do not depend on the machine.
+Target two_cores() {
+  return Target::parse("llvm -mcpu=native -num-cores=2");
+}
+
+std::vector<std::string> descriptions(const std::string& workload) {
+  AutoSpace space(ops::Workload::parse(workload), two_cores());
+  std::vector<std::string> out;
+  for (const Sketch& s : space.sketches()) out.push_back(s.description);
+  return out;
+}
+
+using Strings = std::vector<std::string>;
+
+TEST(SketchGeneration, AMatmulIsTiledWithOrWithoutACacheWriteFusedAtTwoLevels) {
+  EXPECT_EQ(descriptions("matmul:M=64,N=64,K=64"),
+            (Strings{"cache-write matmul, tile matmul SSRSRS, fuse matmul_local after S0",
+                     "cache-write matmul, tile matmul SSRSRS, fuse matmul_local after S1", "tile matmul SSRSRS"}));
+}
+
+TEST(SketchGeneration, AnElementwiseConsumerIsFusedInsteadOfACacheWrite) {
+  // dense's bias and relu are one block reading the product at its own indices.
+  EXPECT_EQ(descriptions("dense:M=16,N=32,K=24,bias=1,act=relu"),
+            (Strings{"tile dense_matmul SSRSRS, fuse dense after S0", "tile dense_matmul SSRSRS, fuse dense after S1"}));
+}
+
+TEST(SketchGeneration, AConvolutionsPaddingIsLeftToAnnotation) {
+  // The padding stage has a select: not strictly inlinable, so no rule takes it.
+  EXPECT_EQ(descriptions("conv2d:N=1,C=4,H=10,W=10,K=8,R=3,S=3,pad=1"),
+            (Strings{"cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S0",
+                     "cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S1", "tile conv2d SSRSRS"}));
+}
+
+TEST(SketchGeneration, ReductionsWithLittleParallelismForkOnRfactor) {
+  // 4 rows of 128: each of the two reductions with or without rfactor over either part.
+  Strings few_rows = descriptions("softmax:shape=4x128,axis=1");
+  EXPECT_EQ(few_rows.size(), 9u);
+  EXPECT_EQ(few_rows.front(), "rfactor softmax_sum over the inner part, rfactor softmax_max over the inner part");
+  EXPECT_EQ(few_rows.back(), "no rule applied");
+  // 256 rows of 32: enough rows to run in parallel, no rfactor.
+  EXPECT_EQ(descriptions("softmax:shape=256x32,axis=1"), (Strings{"no rule applied"}));
+}
+
+TEST(SketchGeneration, ElementwiseOpsGetOneSketchWithoutRules) {
+  EXPECT_EQ(descriptions("relu:shape=4x8"), (Strings{"no rule applied"}));
+}
+
+TEST(SketchGeneration, InstantiatingWithDecisionsGivesThatProgram) {
+  AutoSpace space(ops::Workload::parse("dense:M=8,N=16,K=4,bias=1,act=relu"), two_cores());
+  ASSERT_EQ(space.sketches()[1].description, "tile dense_matmul SSRSRS, fuse dense after S1");
+  // Tiles of i, j and k; then the parallel draw (fuse 3 loops) and the unroll draw (16).
+  Decisions d = {std::vector<int64_t>{1, 2, 2, 2}, std::vector<int64_t>{1, 2, 4, 2}, std::vector<int64_t>{2, 2},
+                 std::vector<int64_t>{0}, std::vector<int64_t>{1}};
+  AutoCandidate c = space.instantiate(1, d, 0);
+  EXPECT_EQ(c.decisions(), d);
+  EXPECT_EQ(c.kinds, (std::vector<DecisionKind>{DecisionKind::TileSize, DecisionKind::TileSize,
+                                                DecisionKind::TileSize, DecisionKind::Parallel, DecisionKind::Unroll}));
+  EXPECT_EQ(to_string(c.schedule.func()), R"(func dense(X: float32[8, 4], W: float32[16, 4], bias: float32[16], dense: float32[8, 16]) {
+  allocate dense_matmul: float32[8, 16]
+  parallel for (i_0_j_0_i_1_fused, 0, 2) [pragma_auto_unroll_max_step=16] {
+    for (j_1, 0, 2) {
+      for (rk_o, 0, 2) {
+        for (i_2, 0, 2) {
+          for (j_2, 0, 4) {
+            for (rk_i, 0, 2) {
+              for (i_3, 0, 2) {
+                vectorized for (j_3, 0, 2) {
+                  block dense_matmul(vi in [0:8] = i_0_j_0_i_1_fused * 4 + i_2 * 2 + i_3, vj in [0:16] = j_1 * 8 + j_2 * 2 + j_3, vrk in reduce[0:4] = rk_o * 2 + rk_i) {
+                    reads dense_matmul[vi, vj], X[vi, vrk], W[vj, vrk]
+                    writes dense_matmul[vi, vj]
+                    init {
+                      dense_matmul[vi, vj] = 0.0f
+                    }
+                    dense_matmul[vi, vj] = dense_matmul[vi, vj] + X[vi, vrk] * W[vj, vrk]
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+      for (ax0, 0, 4) {
+        vectorized for (ax1, 0, 8) {
+          block dense(vi_1 in [0:8] = i_0_j_0_i_1_fused * 4 + ax0, vj_1 in [0:16] = j_1 * 8 + ax1) {
+            reads dense_matmul[vi_1, vj_1], bias[vj_1]
+            writes dense[vi_1, vj_1]
+            dense[vi_1, vj_1] = max(dense_matmul[vi_1, vj_1] + bias[vj_1], 0.0f)
+          }
+        }
+      }
+    }
+  }
+}
+)");
+  // The trace alone rebuilds it, and from_trace finds its sketch and decisions.
+  EXPECT_EQ(to_string(c.schedule.trace().replay(space.op().func).func()), to_string(c.schedule.func()));
+  std::optional<AutoCandidate> back = space.from_trace(c.schedule.trace());
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->sketch, 1);
+  EXPECT_EQ(back->decisions(), d);
+}
+
+TEST(SketchGeneration, DecisionsThatDoNotFitAreDrawnAnew) {
+  AutoSpace space(ops::Workload::parse("matmul:M=8,N=8,K=8"), two_cores());
+  // 3 x 3 is not a tiling of 8; the draw replaces it with one that is.
+  Decisions d = {std::vector<int64_t>{1, 1, 3, 3}};
+  AutoCandidate c = space.instantiate(2, d, 7);
+  std::vector<int64_t> tile = *c.decisions()[0];
+  EXPECT_EQ(tile[0] * tile[1] * tile[2] * tile[3], 8);
+}
+
+// A user's rule: inline every elementwise stage that does not write a parameter, even one
+// with a select (the padding of a convolution), before the built-in rules see it.
+class InlineSelects : public SketchRule {
+ public:
+  std::string name() const override { return "inline-selects"; }
+  Condition condition(const SketchState&, const StageFacts& stage, const SketchContext&) const override {
+    return !stage.is_reduction && !stage.writes_param && !stage.consumers.empty() ? Condition::ApplyAndStop
+                                                                                  : Condition::Skip;
+  }
+  std::vector<SketchState> apply(const SketchState& state, const StageFacts& stage,
+                                 const SketchContext&) const override {
+    SketchState next = state;
+    next.advance(stage.name);
+    next.schedule.compute_inline(next.schedule.get_block(stage.name));
+    next.steps.push_back("inline-selects " + stage.name);
+    return {next};
+  }
+};
+
+TEST(SketchGeneration, AUserRuleComesFirstWhereItIsPut) {
+  SketchRules rules = default_sketch_rules(two_cores());
+  rules.insert(rules.begin(), std::make_shared<InlineSelects>());
+  AutoSpace space(ops::Workload::parse("conv2d:N=1,C=4,H=10,W=10,K=8,R=3,S=3,pad=1"), two_cores(), rules);
+  ASSERT_EQ(space.sketches().size(), 3u);
+  EXPECT_EQ(space.sketches()[2].description, "tile conv2d SSRSRS, inline-selects conv2d_pad");
+  std::mt19937_64 rng(1);
+  AutoCandidate c = space.sample(1, rng, [](const AutoCandidate&) { return true; })[0];
+  EXPECT_EQ(to_string(c.schedule.func()).find("conv2d_pad"), std::string::npos);
+}
+
+TEST(SketchGeneration, GpuTargetsHaveNoRulesYet) {
+  try {
+    AutoSpace space(ops::Workload::parse("matmul:M=8,N=8,K=8"), Target::parse("cuda"));
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("--space template"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace temper::schedule_space
