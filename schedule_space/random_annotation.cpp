@@ -159,6 +159,20 @@ void sample_unroll(Schedule& s, DecisionFeed& feed, std::vector<DecisionKind>& k
   }
 }
 
+// Each reduction's init moves out of its reduction loops, into copies of the spatial
+// loops inside the outermost reduction loop: the accumulation loop then has no branch,
+// and a register tile can stay in registers across it.
+void decompose_reductions(Schedule& s) {
+  for (const ops::BlockInfo& b : ops::collect_blocks(s.func())) {
+    if (!b.is_reduction) continue;
+    auto first_reduce = std::find(b.loop_is_reduce.begin(), b.loop_is_reduce.end(), true);
+    if (first_reduce == b.loop_is_reduce.end()) continue;
+    BlockRV block = s.get_block(b.name);
+    LoopRV at = s.get_loops(block)[first_reduce - b.loop_is_reduce.begin()];
+    ops::try_step([&] { s.decompose_reduction(block, at); });
+  }
+}
+
 }  // namespace
 
 std::vector<DecisionKind> annotate_randomly(Schedule& s, const std::set<std::string>& tiled, const SketchContext& ctx,
@@ -169,6 +183,7 @@ std::vector<DecisionKind> annotate_randomly(Schedule& s, const std::set<std::str
   sample_parallel(s, ctx, feed, kinds);
   vectorize_innermost(s);
   sample_unroll(s, feed, kinds);
+  decompose_reductions(s);
   return kinds;
 }
 

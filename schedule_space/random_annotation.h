@@ -12,7 +12,9 @@
 //   vectorize         every block's innermost loop, when it is serial, spatial and of
 //                     constant extent 2..64 (not drawn);
 //   unroll            per loop nest at the root, a pragma_auto_unroll_max_step from
-//                     {0, 16, 64, 512} on its outermost loop.
+//                     {0, 16, 64, 512} on its outermost loop;
+//   reduction init    every reduction's init taken out of its reduction loops
+//                     (decompose_reduction at the outermost one; not drawn).
 //
 // The decisions of those draws are taken from `decisions` (as Trace::replay_with takes
 // them) where given and valid, so that re-annotating with a candidate's own decisions

@@ -27,7 +27,7 @@ bool same_structure(const Trace& a, const Trace& b) {
 
 std::vector<Sketch> generate_sketches(const PrimFunc& func, const SketchContext& ctx, const SketchRules& rules,
                                       int max_sketches) {
-  SketchState first{Schedule(func), "", {}, {}};
+  SketchState first{Schedule(func), "", {}, {}, {}, {}};
   std::vector<std::string> names = stage_names(first.schedule);
   TEMPER_CHECK(!names.empty(), "function ", func.name, " has no block to schedule");
   first.stage = names.back();
@@ -67,7 +67,10 @@ std::vector<Sketch> generate_sketches(const PrimFunc& func, const SketchContext&
       } catch (const ScheduleError&) {
         continue;  // the rule does not apply to this state after all
       }
-      for (SketchState& r : results) made.push_back(std::move(r));
+      for (SketchState& r : results) {
+        r.applied.insert({rule->name(), state.stage});
+        made.push_back(std::move(r));
+      }
       if (c == Condition::ApplyAndStop) break;
     }
     for (auto it = made.rbegin(); it != made.rend(); ++it) pending.push_back(std::move(*it));

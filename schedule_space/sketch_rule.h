@@ -59,6 +59,11 @@ struct SketchState {
   std::string stage;             // the block the rules look at next; "" when every stage is done
   std::set<std::string> tiled;   // blocks whose loops a tiling rule laid out: annotation keeps their structure
   std::vector<std::string> steps;  // what the rules did, for the sketch's description
+  // (rule name, block) for every rule application so far: a rule that leaves the stage
+  // where it is checks this so as to apply once.
+  std::set<std::pair<std::string, std::string>> applied;
+  // Stages a rule added on purpose (a packing copy): never inlined back.
+  std::set<std::string> keep;
 
   // Moves on to the stage before `block` in program order ("" when it is the first).
   void advance(const std::string& block);
@@ -77,9 +82,9 @@ class SketchRule {
 
 using SketchRules = std::vector<std::shared_ptr<const SketchRule>>;
 
-// The built-in rules for a target, in priority order. CPU: always-inline, cache-write,
-// multi-level tiling with fusion (after S0 or S1), multi-level tiling (SSRSRS), rfactor,
-// skip. GPU targets have no rules yet: a UserError says so.
+// The built-in rules for a target, in priority order. CPU: always-inline, cache-read for
+// packing, cache-write, multi-level tiling with fusion (after S0 or S1), multi-level tiling
+// (SSRSRS), rfactor, skip. GPU targets have no rules yet: a UserError says so.
 SketchRules default_sketch_rules(const Target& target);
 
 // The stage before `block` in s's program order, "" for the first.

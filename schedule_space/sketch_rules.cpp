@@ -37,8 +37,8 @@ std::optional<std::string> fusible_consumer(const Schedule& s, const StageFacts&
 class AlwaysInline : public SketchRule {
  public:
   std::string name() const override { return "always-inline"; }
-  Condition condition(const SketchState&, const StageFacts& stage, const SketchContext&) const override {
-    return stage.strictly_inlinable ? Condition::ApplyAndStop : Condition::Skip;
+  Condition condition(const SketchState& state, const StageFacts& stage, const SketchContext&) const override {
+    return stage.strictly_inlinable && !state.keep.count(stage.name) ? Condition::ApplyAndStop : Condition::Skip;
   }
   std::vector<SketchState> apply(const SketchState& state, const StageFacts& stage,
                                  const SketchContext&) const override {
@@ -46,6 +46,25 @@ class AlwaysInline : public SketchRule {
     next.advance(stage.name);
     next.schedule.compute_inline(next.schedule.get_block(stage.name));
     next.steps.push_back(str("inline ", stage.name));
+    return {next};
+  }
+};
+
+class AddCacheReadForPacking : public SketchRule {
+ public:
+  std::string name() const override { return "cache-read"; }
+  Condition condition(const SketchState& state, const StageFacts& stage, const SketchContext&) const override {
+    // Once, and before a cache-write (the other order is the same sketch).
+    bool once = !state.applied.count({name(), stage.name}) && !state.applied.count({"cache-write", stage.name});
+    return once && stage.has_data_reuse && stage.packable_read ? Condition::Apply : Condition::Skip;
+  }
+  std::vector<SketchState> apply(const SketchState& state, const StageFacts& stage,
+                                 const SketchContext&) const override {
+    // The stage stays, for the tiling rules; the copy's place is drawn by annotation.
+    SketchState next = state;
+    BlockRV copy = next.schedule.cache_read(next.schedule.get_block(stage.name), *stage.packable_read, "global");
+    next.keep.insert(next.schedule.block_name(copy));
+    next.steps.push_back(str("cache-read ", next.schedule.block_name(copy)));
     return {next};
   }
 };
@@ -168,7 +187,8 @@ SketchRules default_sketch_rules(const Target& target) {
     throw UserError(str("the auto-scheduler has no sketch rules for GPU targets yet ('", target.to_string(),
                         "'); tune GPU targets with --space template"));
   }
-  return {std::make_shared<AlwaysInline>(),       std::make_shared<AddCacheWrite>(),
+  return {std::make_shared<AlwaysInline>(),       std::make_shared<AddCacheReadForPacking>(),
+          std::make_shared<AddCacheWrite>(),
           std::make_shared<MultiLevelTilingWithFusion>(), std::make_shared<MultiLevelTiling>(),
           std::make_shared<AddRfactor>(),          std::make_shared<SkipStage>()};
 }

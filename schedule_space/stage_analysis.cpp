@@ -1,5 +1,6 @@
 #include "schedule_space/stage_analysis.h"
 
+#include <algorithm>
 #include <set>
 
 #include "compiler/ir/functor.h"
@@ -37,6 +38,23 @@ std::set<const VarNode*> vars_of(const Expr& e) {
 int64_t extent_of(const IterVar& iv) {
   const int64_t* e = as_const_int(iv.dom.extent);
   return e ? *e : 1;
+}
+
+std::optional<int> packable_read(const BlockNode* block) {
+  std::vector<const VarNode*> spatial;
+  for (const IterVar& iv : block->iter_vars) {
+    if (iv.kind == IterKind::Spatial && extent_of(iv) > 1) spatial.push_back(iv.var.get());
+  }
+  if (spatial.empty()) return std::nullopt;
+  for (size_t r = 0; r < block->reads.size(); ++r) {
+    const BufferRegion& read = block->reads[r];
+    if (read.region.empty() || (!block->writes.empty() && read.buffer.same_as(block->writes[0].buffer))) continue;
+    std::set<const VarNode*> used;
+    for (const Range& range : read.region) used.merge(vars_of(range.min));
+    bool misses_one = std::any_of(spatial.begin(), spatial.end(), [&](const VarNode* v) { return !used.count(v); });
+    if (misses_one && vars_of(read.region.back().min).count(spatial.back())) return static_cast<int>(r);
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -82,6 +100,7 @@ StageFacts stage_facts(const Schedule& s, const std::string& name) {
     }
     facts.has_data_reuse = missing >= 1;
   }
+  if (facts.has_data_reuse) facts.packable_read = packable_read(block);
   return facts;
 }
 

@@ -9,8 +9,13 @@
 //                        (matmul's A misses j): the stage profits from multi-level tiling.
 //   elementwise consumer a consumer that is no reduction and reads the stage's output at
 //                        exactly its own spatial axes: it can be fused into the stage's tiles.
+//   packable read        a read of a stage with data reuse that misses a spatial axis and
+//                        whose last dimension follows the innermost spatial axis (matmul's
+//                        B[k, j]): the rows a register tile reads lie a whole row apart; a
+//                        copy made under an outer tile's loop puts them side by side.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +29,7 @@ struct StageFacts {
   bool writes_param = false;
   bool strictly_inlinable = false;
   bool has_data_reuse = false;
+  std::optional<int> packable_read;  // index into the block's reads
   std::vector<std::string> consumers;  // blocks that read this block's output
   // Products of the extents of the spatial and of the reduction axes.
   int64_t spatial_size = 1;

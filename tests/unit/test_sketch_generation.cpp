@@ -22,9 +22,14 @@ std::vector<std::string> descriptions(const std::string& workload) {
 
 using Strings = std::vector<std::string>;
 
-TEST(SketchGeneration, AMatmulIsTiledWithOrWithoutACacheWriteFusedAtTwoLevels) {
+TEST(SketchGeneration, AMatmulIsTiledWithOrWithoutPackingAndACacheWriteFusedAtTwoLevels) {
+  // B is packed (a copy whose place annotation draws) or not; the product is accumulated
+  // in a local tile copied out after S0 or S1, or in place.
   EXPECT_EQ(descriptions("matmul:M=64,N=64,K=64"),
-            (Strings{"cache-write matmul, tile matmul SSRSRS, fuse matmul_local after S0",
+            (Strings{"cache-read B_global, cache-write matmul, tile matmul SSRSRS, fuse matmul_local after S0",
+                     "cache-read B_global, cache-write matmul, tile matmul SSRSRS, fuse matmul_local after S1",
+                     "cache-read B_global, tile matmul SSRSRS",
+                     "cache-write matmul, tile matmul SSRSRS, fuse matmul_local after S0",
                      "cache-write matmul, tile matmul SSRSRS, fuse matmul_local after S1", "tile matmul SSRSRS"}));
 }
 
@@ -36,8 +41,13 @@ TEST(SketchGeneration, AnElementwiseConsumerIsFusedInsteadOfACacheWrite) {
 
 TEST(SketchGeneration, AConvolutionsPaddingIsLeftToAnnotation) {
   // The padding stage has a select: not strictly inlinable, so no rule takes it.
+  // The padded input, read along the innermost spatial axis and reused across the output
+  // channels, is the packable read.
   EXPECT_EQ(descriptions("conv2d:N=1,C=4,H=10,W=10,K=8,R=3,S=3,pad=1"),
-            (Strings{"cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S0",
+            (Strings{"cache-read conv2d_pad_global, cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S0",
+                     "cache-read conv2d_pad_global, cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S1",
+                     "cache-read conv2d_pad_global, tile conv2d SSRSRS",
+                     "cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S0",
                      "cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S1", "tile conv2d SSRSRS"}));
 }
 
@@ -65,23 +75,33 @@ TEST(SketchGeneration, InstantiatingWithDecisionsGivesThatProgram) {
   EXPECT_EQ(c.decisions(), d);
   EXPECT_EQ(c.kinds, (std::vector<DecisionKind>{DecisionKind::TileSize, DecisionKind::TileSize,
                                                 DecisionKind::TileSize, DecisionKind::Parallel, DecisionKind::Unroll}));
+  // The reduction's init is taken out of its reduction loops (decompose_reduction).
   EXPECT_EQ(to_string(c.schedule.func()), R"(func dense(X: float32[8, 4], W: float32[16, 4], bias: float32[16], dense: float32[8, 16]) {
   allocate dense_matmul: float32[8, 16]
   parallel for (i_0_j_0_i_1_fused, 0, 2) [pragma_auto_unroll_max_step=16] {
     for (j_1, 0, 2) {
+      for (i_2_init, 0, 2) {
+        for (j_2_init, 0, 4) {
+          for (i_3_init, 0, 2) {
+            vectorized for (j_3_init, 0, 2) {
+              block dense_matmul_init(vi in [0:8] = i_0_j_0_i_1_fused * 4 + i_2_init * 2 + i_3_init, vj in [0:16] = j_1 * 8 + j_2_init * 2 + j_3_init) {
+                writes dense_matmul[vi, vj]
+                dense_matmul[vi, vj] = 0.0f
+              }
+            }
+          }
+        }
+      }
       for (rk_o, 0, 2) {
         for (i_2, 0, 2) {
           for (j_2, 0, 4) {
             for (rk_i, 0, 2) {
               for (i_3, 0, 2) {
                 vectorized for (j_3, 0, 2) {
-                  block dense_matmul(vi in [0:8] = i_0_j_0_i_1_fused * 4 + i_2 * 2 + i_3, vj in [0:16] = j_1 * 8 + j_2 * 2 + j_3, vrk in reduce[0:4] = rk_o * 2 + rk_i) {
-                    reads dense_matmul[vi, vj], X[vi, vrk], W[vj, vrk]
-                    writes dense_matmul[vi, vj]
-                    init {
-                      dense_matmul[vi, vj] = 0.0f
-                    }
-                    dense_matmul[vi, vj] = dense_matmul[vi, vj] + X[vi, vrk] * W[vj, vrk]
+                  block dense_matmul(vi_1 in [0:8] = i_0_j_0_i_1_fused * 4 + i_2 * 2 + i_3, vj_1 in [0:16] = j_1 * 8 + j_2 * 2 + j_3, vrk in reduce[0:4] = rk_o * 2 + rk_i) {
+                    reads dense_matmul[vi_1, vj_1], X[vi_1, vrk], W[vj_1, vrk]
+                    writes dense_matmul[vi_1, vj_1]
+                    dense_matmul[vi_1, vj_1] = dense_matmul[vi_1, vj_1] + X[vi_1, vrk] * W[vj_1, vrk]
                   }
                 }
               }
@@ -91,10 +111,10 @@ TEST(SketchGeneration, InstantiatingWithDecisionsGivesThatProgram) {
       }
       for (ax0, 0, 4) {
         vectorized for (ax1, 0, 8) {
-          block dense(vi_1 in [0:8] = i_0_j_0_i_1_fused * 4 + ax0, vj_1 in [0:16] = j_1 * 8 + ax1) {
-            reads dense_matmul[vi_1, vj_1], bias[vj_1]
-            writes dense[vi_1, vj_1]
-            dense[vi_1, vj_1] = max(dense_matmul[vi_1, vj_1] + bias[vj_1], 0.0f)
+          block dense(vi_2 in [0:8] = i_0_j_0_i_1_fused * 4 + ax0, vj_2 in [0:16] = j_1 * 8 + ax1) {
+            reads dense_matmul[vi_2, vj_2], bias[vj_2]
+            writes dense[vi_2, vj_2]
+            dense[vi_2, vj_2] = max(dense_matmul[vi_2, vj_2] + bias[vj_2], 0.0f)
           }
         }
       }
@@ -142,8 +162,8 @@ TEST(SketchGeneration, AUserRuleComesFirstWhereItIsPut) {
   SketchRules rules = default_sketch_rules(two_cores());
   rules.insert(rules.begin(), std::make_shared<InlineSelects>());
   AutoSpace space(ops::Workload::parse("conv2d:N=1,C=4,H=10,W=10,K=8,R=3,S=3,pad=1"), two_cores(), rules);
-  ASSERT_EQ(space.sketches().size(), 3u);
-  EXPECT_EQ(space.sketches()[2].description, "tile conv2d SSRSRS, inline-selects conv2d_pad");
+  ASSERT_EQ(space.sketches().size(), 6u);
+  EXPECT_EQ(space.sketches()[5].description, "tile conv2d SSRSRS, inline-selects conv2d_pad");
   std::mt19937_64 rng(1);
   AutoCandidate c = space.sample(1, rng, [](const AutoCandidate&) { return true; })[0];
   EXPECT_EQ(to_string(c.schedule.func()).find("conv2d_pad"), std::string::npos);
