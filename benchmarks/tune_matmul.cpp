@@ -1,6 +1,7 @@
-// The tuning stack end to end: random, grid and genetic tuning of fp32 matmul 1024^3 and
-// two ResNet-18 3x3 conv2d layers, the same trial budget each, every measurement logged
-// to a SQLite file. Then each tuner's best schedule is built and timed in this process,
+// The tuning stack end to end: random, grid, genetic and model-guided (xgb) tuning of a
+// template, and the auto-scheduler (auto: sketches, evolutionary search under the xgb
+// model), on fp32 matmul 1024^3 and the ResNet-18 3x3 conv2d layers, the same trial
+// budget each, every measurement logged to a SQLite file. Then each tuner's best schedule is built and timed in this process,
 // interleaved round by round with oneDNN (dnnl_sgemm; the convolution primitive on the
 // same NCHW data and, as oneDNN's best case, on its blocked layouts with the data
 // reordered once outside the timing), after checking its output against the reference.
@@ -8,10 +9,12 @@
 // Prints per workload and tuner: the best GFLOP/s (re-timed side by side with oneDNN) and
 // the ratio, the trials the tuner needed to reach 90% of its own best, measurement
 // throughput (candidates per minute) and the share of the job's wall time spent
-// compiling and timing.
+// compiling and timing. The auto-scheduler measures the op's hand-written default
+// schedule first; its row `auto_sketches` is its best among the candidates of its
+// sketches alone. With both xgb and auto, a last line gives auto / xgb.
 //
-//   tune_matmul [--trials N] [--tuners random,grid,ga] [--workloads matmul,conv56,conv28]
-//               [--rounds N] [--log-dir DIR]
+//   tune_matmul [--trials N] [--tuners random,grid,ga,xgb,auto]
+//               [--workloads matmul,conv56,conv28,conv14,conv7] [--rounds N] [--log-dir DIR]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -26,7 +29,10 @@
 #include "compiler/ops/op_data.h"
 #include "compiler/runtime/c_runtime_api.h"
 #include "compiler/runtime/timer.h"
+#include "compiler/ops/cpu_schedules.h"
+#include "cost_model/cost_model.h"
 #include "search/apply_history_best.h"
+#include "search/auto_explorer.h"
 #include "search/tune.h"
 #include "tuning_db/sqlite_database.h"
 
@@ -39,7 +45,24 @@ const std::map<std::string, std::string> kWorkloads = {
     {"matmul", "matmul:M=1024,N=1024,K=1024"},
     {"conv56", "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"},
     {"conv28", "conv2d:N=1,C=128,H=28,W=28,K=128,R=3,S=3,stride=1,pad=1"},
+    {"conv14", "conv2d:N=1,C=256,H=14,W=14,K=256,R=3,S=3,stride=1,pad=1"},
+    {"conv7", "conv2d:N=1,C=512,H=7,W=7,K=512,R=3,S=3,stride=1,pad=1"},
 };
+
+// The auto-scheduler's job: its best over the whole job, and over its sketches' candidates
+// alone (leaving out the default schedule it measures first).
+search::TuneResult tune_auto(const ops::Workload& workload, measure::Builder& builder, measure::Runner& runner,
+                             tuning_db::Database& db, const search::TuneOptions& options,
+                             std::optional<tuning_db::TuningRecord>* sketch_best) {
+  schedule_space::AutoSpace space(workload, kTarget);
+  search::AutoExplorer explorer(space, cost_model::make_cost_model("xgb", {}), 0);
+  search::TuneResult result = search::tune(explorer, builder, runner, db, options);
+  nlohmann::json default_trace = ops::schedule_cpu_default(space.op(), kTarget).trace().to_json();
+  for (const tuning_db::TuningRecord& r : db.records_for(tuning_db::WorkloadKey::from(workload), kTarget.to_string())) {
+    if (r.is_valid() && r.trace != default_trace && (!*sketch_best || r.mean < (*sketch_best)->mean)) *sketch_best = r;
+  }
+  return result;
+}
 
 struct TunerRun {
   std::string tuner;
@@ -104,9 +127,15 @@ void run_workload(const std::string& label, const std::vector<std::string>& tune
     std::string path = log_dir + "/" + label + "_" + name + ".db";
     std::filesystem::remove(path);
     tuning_db::SQLiteDatabase db(path);
-    std::unique_ptr<search::Tuner> tuner = search::make_tuner(name, *task, 0);
     wait_for_idle_cpu();
-    TunerRun run{name, search::tune(*task, *tuner, builder, runner, db, options)};
+    TunerRun run{name, {}};
+    std::optional<tuning_db::TuningRecord> sketch_best;
+    if (name == "auto") {
+      run.result = tune_auto(workload, builder, runner, db, options, &sketch_best);
+    } else {
+      std::unique_ptr<search::Tuner> tuner = search::make_tuner(name, *task, 0);
+      run.result = search::tune(*task, *tuner, builder, runner, db, options);
+    }
     const std::vector<double>& curve = run.result.best_curve;
     while (run.trials_to_90 < static_cast<int>(curve.size()) && curve[run.trials_to_90] < 0.9 * curve.back()) {
       ++run.trials_to_90;
@@ -115,7 +144,12 @@ void run_workload(const std::string& label, const std::vector<std::string>& tune
     std::printf("  tuned with %-6s: %d trials, %d failed, %.0f s\n", name.c_str(), run.result.trials_measured,
                 run.result.errors, run.result.wall_s);
     std::fflush(stdout);
-    runs.push_back(std::move(run));
+    runs.push_back(run);
+    if (sketch_best) {
+      run.tuner = "auto_sketches";
+      run.result.best = sketch_best;
+      runs.push_back(std::move(run));
+    }
   }
 
   // Each tuner's best, built and checked, timed side by side with oneDNN.
@@ -189,6 +223,18 @@ void run_workload(const std::string& label, const std::vector<std::string>& tune
     std::printf(" onednn_blocked_gflops=%.1f vs_onednn_blocked=%.3f", gf / blocked_s, blocked_s / best_s);
   }
   std::printf("\n");
+  auto row = [&](const std::string& tuner) -> std::optional<size_t> {
+    for (size_t k = 0; k < runs.size(); ++k) {
+      if (runs[k].tuner == tuner) return k;
+    }
+    return std::nullopt;
+  };
+  if (std::optional<size_t> xgb = row("xgb"); xgb && row("auto")) {
+    double xgb_s = median(times[*xgb]);
+    std::printf("%s auto_vs_xgb=%.3f", label.c_str(), xgb_s / median(times[*row("auto")]));
+    if (row("auto_sketches")) std::printf(" auto_sketches_vs_xgb=%.3f", xgb_s / median(times[*row("auto_sketches")]));
+    std::printf(" (same budget: %d trials)\n", trials);
+  }
   std::fflush(stdout);
 }
 
@@ -203,8 +249,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> workloads = {"matmul", "conv56", "conv28"};
   std::string log_dir = std::filesystem::temp_directory_path() / "temper_tune_bench";
   const char* usage =
-      "usage: tune_matmul [--trials N] [--tuners random,grid,ga] [--workloads matmul,conv56,conv28] [--rounds N] "
-      "[--log-dir DIR]";
+      "usage: tune_matmul [--trials N] [--tuners random,grid,ga,xgb,auto] "
+      "[--workloads matmul,conv56,conv28,conv14,conv7] [--rounds N] [--log-dir DIR]";
   try {
     for (int i = 1; i < argc; ++i) {
       std::string arg = argv[i];

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <string>
 #include <limits>
 
 #include "compiler/ir/printer.h"
@@ -15,35 +16,30 @@ namespace {
 using schedule_space::AutoCandidate;
 using schedule_space::Decisions;
 
-// What to instantiate: a sketch with decisions, the missing ones drawn from seed.
-struct Spec {
-  int sketch;
-  Decisions decisions;
-  uint64_t seed;
-};
+// A candidate's identity before lowering: its sketch and decisions.
+std::string decisions_key(const AutoCandidate& c) {
+  std::string key = std::to_string(c.sketch);
+  for (const std::optional<std::vector<int64_t>>& d : c.decisions()) {
+    key += '|';
+    for (int64_t x : *d) key += std::to_string(x) + ',';
+  }
+  return key;
+}
 
-// Instantiates and evaluates the specs in parallel; the ones that fail are left out.
-std::vector<ScoredCandidate> evaluate_all(const schedule_space::AutoSpace& space, const std::vector<Spec>& specs) {
-  std::vector<std::optional<ScoredCandidate>> out(specs.size());
+// Runs fn(i) for i in [0, n) in parallel; the first exception is rethrown after all finish.
+template <typename Fn>
+void parallel_for(int64_t n, Fn&& fn) {
   std::exception_ptr failure;
-  const int64_t n = static_cast<int64_t>(specs.size());
 #pragma omp parallel for schedule(dynamic)
   for (int64_t i = 0; i < n; ++i) {
     try {
-      out[i] = evaluate(space.instantiate(specs[i].sketch, specs[i].decisions, specs[i].seed));
-    } catch (const ScheduleError&) {
-      // an illegal schedule: not a candidate
+      fn(i);
     } catch (...) {
 #pragma omp critical(temper_evolution_failure)
       if (!failure) failure = std::current_exception();
     }
   }
   if (failure) std::rethrow_exception(failure);
-  std::vector<ScoredCandidate> valid;
-  for (std::optional<ScoredCandidate>& c : out) {
-    if (c) valid.push_back(std::move(*c));
-  }
-  return valid;
 }
 
 bool by_score(const ScoredCandidate& a, const ScoredCandidate& b) {
@@ -96,12 +92,49 @@ void EvolutionarySearch::score(std::vector<ScoredCandidate>& candidates) const {
   for (size_t i = 0; i < candidates.size(); ++i) candidates[i].score = scores[i];
 }
 
+std::vector<ScoredCandidate> EvolutionarySearch::evaluate_all(const std::vector<Spec>& specs) {
+  // Instantiating is cheap; lowering is most of the search's time, and mutations often
+  // arrive at a program met before: those come from the memo.
+  std::vector<std::optional<AutoCandidate>> candidates(specs.size());
+  parallel_for(static_cast<int64_t>(specs.size()), [&](int64_t i) {
+    try {
+      candidates[i] = space_.instantiate(specs[i].sketch, specs[i].decisions, specs[i].seed);
+    } catch (const ScheduleError&) {
+      // an illegal schedule: not a candidate
+    }
+  });
+  std::vector<std::string> keys(specs.size());
+  std::vector<int64_t> missing;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (!candidates[i]) continue;
+    keys[i] = decisions_key(*candidates[i]);
+    if (!memo_.count(keys[i])) missing.push_back(static_cast<int64_t>(i));
+  }
+  std::vector<std::optional<ScoredCandidate>> evaluated(missing.size());
+  parallel_for(static_cast<int64_t>(missing.size()),
+               [&](int64_t k) { evaluated[k] = evaluate(*candidates[missing[k]]); });
+  if (memo_.size() > 50000) memo_.clear();  // bounds the memory of a long job
+  for (size_t k = 0; k < missing.size(); ++k) {
+    Evaluation e;
+    if (evaluated[k]) e = {true, evaluated[k]->hash, std::move(evaluated[k]->features)};
+    memo_[keys[missing[k]]] = std::move(e);
+  }
+  std::vector<ScoredCandidate> valid;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (!candidates[i]) continue;
+    auto it = memo_.find(keys[i]);
+    if (it == memo_.end() || !it->second.lowers) continue;
+    valid.push_back({std::move(*candidates[i]), it->second.hash, it->second.features, 0});
+  }
+  return valid;
+}
+
 std::vector<ScoredCandidate> EvolutionarySearch::initial_population(std::vector<ScoredCandidate>& random) {
   std::vector<Spec> seeds;
   for (size_t i = 0; i < measured_.size() && static_cast<int>(i) < options_.seeds_from_measured; ++i) {
     seeds.push_back({measured_[i].second.sketch, measured_[i].second.decisions(), rng_()});
   }
-  std::vector<ScoredCandidate> population = evaluate_all(space_, seeds);
+  std::vector<ScoredCandidate> population = evaluate_all(seeds);
   // Random candidates, in rounds, until the population is full or the draws run out.
   const int want = options_.population - static_cast<int>(population.size());
   const int max_draws = std::max(64, 16 * options_.population);
@@ -112,7 +145,7 @@ std::vector<ScoredCandidate> EvolutionarySearch::initial_population(std::vector<
     for (int i = static_cast<int>(random.size()); i < want && draws < max_draws; ++i, ++draws) {
       specs.push_back({sketch(rng_), {}, rng_()});
     }
-    for (ScoredCandidate& c : evaluate_all(space_, specs)) random.push_back(std::move(c));
+    for (ScoredCandidate& c : evaluate_all(specs)) random.push_back(std::move(c));
   }
   if (random.empty() && population.empty()) {
     throw UserError(str("the auto-scheduler found no valid candidate for ", space_.workload().to_string(), " on ",
@@ -139,7 +172,7 @@ std::vector<ScoredCandidate> EvolutionarySearch::evolve(const std::vector<Scored
     std::optional<Decisions> d = mutate(p.candidate, options_.mutation, rng_);
     if (d) children.push_back({p.candidate.sketch, std::move(*d), rng_()});
   }
-  std::vector<ScoredCandidate> next = evaluate_all(space_, children);
+  std::vector<ScoredCandidate> next = evaluate_all(children);
   // The best of this round survive.
   std::vector<ScoredCandidate> ranked = population;
   std::stable_sort(ranked.begin(), ranked.end(), by_score);

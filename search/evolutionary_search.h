@@ -24,6 +24,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -34,8 +35,8 @@
 namespace temper::search {
 
 struct EvolutionOptions {
-  int population = 96;
-  int generations = 3;
+  int population = 256;
+  int generations = 4;
   int seeds_from_measured = 16;
   double survivors = 0.1;  // share of a round's best kept into the next
   double epsilon = 0.05;   // share of each batch drawn from the random candidates
@@ -82,6 +83,22 @@ class EvolutionarySearch {
   std::unordered_set<uint64_t> seen_;                               // measured or proposed
   std::vector<std::pair<double, schedule_space::AutoCandidate>> measured_;  // valid ones, best first
 
+  // What to instantiate: a sketch with decisions, the missing ones drawn from seed.
+  struct Spec {
+    int sketch;
+    schedule_space::Decisions decisions;
+    uint64_t seed;
+  };
+  // A lowered program's hash and features, by its sketch and decisions.
+  struct Evaluation {
+    bool lowers = false;
+    uint64_t hash = 0;
+    std::vector<float> features;
+  };
+  std::unordered_map<std::string, Evaluation> memo_;
+
+  // The specs instantiated and evaluated (in parallel); the ones that fail are left out.
+  std::vector<ScoredCandidate> evaluate_all(const std::vector<Spec>& specs);
   std::vector<ScoredCandidate> initial_population(std::vector<ScoredCandidate>& random);
   std::vector<ScoredCandidate> evolve(const std::vector<ScoredCandidate>& population);
   void score(std::vector<ScoredCandidate>& candidates) const;

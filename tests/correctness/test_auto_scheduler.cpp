@@ -56,7 +56,9 @@ TEST_P(SampledCandidates, AndTheirMutationsMatchTheReference) {
     ++mutated;
   }
   // Workloads without a decision to change (a lone elementwise op on one core) are fine.
-  if (!space.sketches()[0].trace.instructions().empty()) EXPECT_GT(mutated, 0);
+  if (!space.sketches()[0].trace.instructions().empty()) {
+    EXPECT_GT(mutated, 0);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Workloads, SampledCandidates,
