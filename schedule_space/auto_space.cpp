@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <thread>
 
+#include "compiler/codegen/gpu/gpu_limits.h"
+
 namespace temper::schedule_space {
 
 Decisions AutoCandidate::decisions() const {
@@ -18,6 +20,7 @@ AutoSpace::AutoSpace(const ops::Workload& workload, const Target& target, Sketch
   if (rules.empty()) rules = default_sketch_rules(target);
   ctx_.target = target;
   ctx_.num_cores = target.num_cores > 0 ? target.num_cores : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (target.is_gpu()) ctx_.max_threads_per_block = gpu_limits(target).max_threads_per_block;
   sketches_ = generate_sketches(op_.func, ctx_, rules);
 }
 

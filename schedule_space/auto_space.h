@@ -39,8 +39,7 @@ struct AutoCandidate {
 
 class AutoSpace {
  public:
-  // UserError when the target has no sketch rules (GPU targets, for now). rules empty:
-  // default_sketch_rules(target).
+  // rules empty: default_sketch_rules(target).
   AutoSpace(const ops::Workload& workload, const Target& target, SketchRules rules = {});
 
   const ops::Workload& workload() const { return workload_; }

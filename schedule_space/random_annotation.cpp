@@ -53,8 +53,9 @@ std::vector<Nest> root_nests(Schedule& s) {
 }
 
 // The leading loops of a nest that every block shares, each spatial for every block,
-// serial, and each (but the last) the whole body of the one above it.
-std::vector<LoopRV> parallel_prefix(const Schedule& s, const Nest& nest) {
+// serial, and each (but the last) the whole body of the one above it. keep_innermost: a
+// nest of one block keeps its innermost loop out (for vectorization).
+std::vector<LoopRV> parallel_prefix(const Schedule& s, const Nest& nest, bool keep_innermost) {
   std::vector<LoopRV> prefix;
   const std::vector<LoopRV>& first = nest.loops[0];
   for (size_t i = 0; i < first.size(); ++i) {
@@ -68,7 +69,9 @@ std::vector<LoopRV> parallel_prefix(const Schedule& s, const Nest& nest) {
     if (i + 1 < first.size() && loop->body.as<ForNode>() != s.loop(first[i + 1])) break;
   }
   // A nest of one block keeps its innermost loop for vectorization.
-  if (nest.blocks.size() == 1 && prefix.size() == first.size() && prefix.size() > 1) prefix.pop_back();
+  if (keep_innermost && nest.blocks.size() == 1 && prefix.size() == first.size() && prefix.size() > 1) {
+    prefix.pop_back();
+  }
   return prefix;
 }
 
@@ -119,7 +122,7 @@ void sample_compute_locations(Schedule& s, const std::set<std::string>& tiled, D
 
 void sample_parallel(Schedule& s, const SketchContext& ctx, DecisionFeed& feed, std::vector<DecisionKind>& kinds) {
   for (const Nest& nest : root_nests(s)) {
-    std::vector<LoopRV> prefix = parallel_prefix(s, nest);
+    std::vector<LoopRV> prefix = parallel_prefix(s, nest, true);
     // Counts of fused loops to choose from: from the fewest that give every core work.
     std::vector<int64_t> counts;
     int64_t product = 1;
@@ -159,6 +162,59 @@ void sample_unroll(Schedule& s, DecisionFeed& feed, std::vector<DecisionKind>& k
   }
 }
 
+// GPU: a nest no rule bound to threads gets its leading spatial loops fused and split
+// into blockIdx.x x threadIdx.x, the threads drawn.
+void sample_thread_binding(Schedule& s, const SketchContext& ctx, DecisionFeed& feed,
+                           std::vector<DecisionKind>& kinds) {
+  for (const Nest& nest : root_nests(s)) {
+    bool bound = false;
+    for (const std::vector<LoopRV>& loops : nest.loops) {
+      for (LoopRV l : loops) bound |= s.loop(l)->for_kind == ForKind::ThreadBinding;
+    }
+    if (bound) continue;
+    std::vector<LoopRV> prefix = parallel_prefix(s, nest, false);
+    if (prefix.empty()) continue;
+    int64_t product = 1;
+    for (LoopRV l : prefix) product *= std::max<int64_t>(extent_of(s, l), 1);
+    std::vector<int64_t> threads;
+    for (int64_t t = 32; t <= ctx.max_threads_per_block; t *= 2) {
+      if (t == 32 || t <= product) threads.push_back(t);
+    }
+    ExprRV pick = s.sample_categorical(threads, std::vector<double>(threads.size(), 1.0), feed.index(threads.size()));
+    kinds.push_back(DecisionKind::ThreadExtent);
+    ops::try_step([&] {
+      LoopRV fused = prefix.size() == 1 ? prefix[0] : s.fuse(prefix);
+      std::vector<LoopRV> parts = s.split(fused, {std::nullopt, pick});
+      s.bind(parts[0], "blockIdx.x");
+      s.bind(parts[1], "threadIdx.x");
+    });
+  }
+}
+
+// GPU: a shared-memory copy's own loops (below the loops it shares with its consumer)
+// fused and spread over the threadIdx.x of the nest, so that the block's threads fetch
+// the tile together.
+void cooperative_fetch(Schedule& s) {
+  for (const ops::BlockInfo& b : ops::collect_blocks(s.func())) {
+    if (!b.output.defined() || b.output->scope != "shared" || b.consumers.empty()) continue;
+    std::vector<LoopRV> loops = s.get_loops(s.get_block(b.name));
+    std::vector<LoopRV> host = s.get_loops(s.get_block(b.consumers[0]));
+    size_t shared = 0;
+    while (shared < loops.size() && shared < host.size() && s.loop(loops[shared]) == s.loop(host[shared])) ++shared;
+    int64_t threads = 0;
+    for (size_t k = 0; k < shared; ++k) {
+      if (s.loop(loops[k])->thread_tag == "threadIdx.x") threads = extent_of(s, loops[k]);
+    }
+    if (shared == loops.size() || threads < 1) continue;
+    std::vector<LoopRV> own(loops.begin() + static_cast<std::ptrdiff_t>(shared), loops.end());
+    ops::try_step([&] {
+      LoopRV fused = own.size() == 1 ? own[0] : s.fuse(own);
+      std::vector<LoopRV> parts = s.split(fused, {std::nullopt, threads});
+      s.bind(parts[1], "threadIdx.x");
+    });
+  }
+}
+
 // Each reduction's init moves out of its reduction loops, into copies of the spatial
 // loops inside the outermost reduction loop: the accumulation loop then has no branch,
 // and a register tile can stay in registers across it.
@@ -180,8 +236,13 @@ std::vector<DecisionKind> annotate_randomly(Schedule& s, const std::set<std::str
   DecisionFeed feed(decisions, first);
   std::vector<DecisionKind> kinds;
   sample_compute_locations(s, tiled, feed, kinds);
-  sample_parallel(s, ctx, feed, kinds);
-  vectorize_innermost(s);
+  if (ctx.target.is_gpu()) {
+    cooperative_fetch(s);
+    sample_thread_binding(s, ctx, feed, kinds);
+  } else {
+    sample_parallel(s, ctx, feed, kinds);
+    vectorize_innermost(s);
+  }
   sample_unroll(s, feed, kinds);
   decompose_reductions(s);
   return kinds;

@@ -16,6 +16,13 @@
 //   reduction init    every reduction's init taken out of its reduction loops
 //                     (decompose_reduction at the outermost one; not drawn).
 //
+// On GPU targets, instead of parallel and vectorize:
+//   thread binding    per loop nest at the root that no rule bound: its leading spatial
+//                     loops fused and split into blockIdx.x and threadIdx.x, the threads
+//                     drawn from 32..1024 (within the device's limit);
+//   cooperative fetch every shared-memory copy's own loops fused and spread over the
+//                     threadIdx.x of the nest it is in (not drawn).
+//
 // The decisions of those draws are taken from `decisions` (as Trace::replay_with takes
 // them) where given and valid, so that re-annotating with a candidate's own decisions
 // rebuilds the candidate, and with one decision changed, its mutation.
@@ -33,7 +40,7 @@
 namespace temper::schedule_space {
 
 // What a sampling instruction of an auto-scheduled trace decides (mutation picks by kind).
-enum class DecisionKind { TileSize, ComputeLocation, Parallel, Unroll };
+enum class DecisionKind { TileSize, ComputeLocation, Parallel, Unroll, ThreadExtent };
 
 using Decisions = std::vector<std::optional<std::vector<int64_t>>>;
 

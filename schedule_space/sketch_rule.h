@@ -52,6 +52,7 @@ struct SketchContext {
   Target target;
   int num_cores = 1;             // threads a CPU schedule should keep busy
   int max_innermost_factor = 64;  // bound of the innermost tile of every tiled loop
+  int64_t max_threads_per_block = 0;  // GPU targets: the device's (codegen/gpu/gpu_limits.h)
 };
 
 struct SketchState {
@@ -84,7 +85,8 @@ using SketchRules = std::vector<std::shared_ptr<const SketchRule>>;
 
 // The built-in rules for a target, in priority order. CPU: always-inline, cache-read for
 // packing, cache-write, multi-level tiling with fusion (after S0 or S1), multi-level tiling
-// (SSRSRS), rfactor, skip. GPU targets have no rules yet: a UserError says so.
+// (SSRSRS), rfactor, skip. GPU: always-inline, multi-level tiling (SSSRRSRS) with
+// shared-memory cache reads and a register tile, skip.
 SketchRules default_sketch_rules(const Target& target);
 
 // The stage before `block` in s's program order, "" for the first.

@@ -1,8 +1,10 @@
-// The built-in CPU sketch rules (Ansor's), and default_sketch_rules.
+// The built-in CPU sketch rules (Ansor's), the rules every target shares, and
+// default_sketch_rules.
+#include "schedule_space/sketch_rules.h"
+
 #include <algorithm>
 
 #include "schedule_space/multi_level_tiling.h"
-#include "schedule_space/sketch_rule.h"
 
 namespace temper::schedule_space {
 
@@ -18,21 +20,19 @@ void SketchState::advance(const std::string& block) {
   stage = stage_before(schedule, block);
 }
 
-namespace {
-
-constexpr const char* kCpuStructure = "SSRSRS";
-// Where a fused consumer goes: after the last loop of S0 or of S1, outside the reduction
-// loops (inside one, its copy would run on partial sums).
-constexpr size_t kCpuFusionLevels[] = {0, 1};
-
-// The single consumer multi-level tiling can fuse: elementwise on the stage's output and
-// still in a loop nest of its own (not fused elsewhere already).
 std::optional<std::string> fusible_consumer(const Schedule& s, const StageFacts& stage) {
   if (stage.consumers.size() != 1) return std::nullopt;
   const std::string& consumer = stage.consumers[0];
   if (!is_elementwise_consumer(s, stage.name, consumer)) return std::nullopt;
   return consumer;
 }
+
+namespace {
+
+constexpr const char* kCpuStructure = "SSRSRS";
+// Where a fused consumer goes: after the last loop of S0 or of S1, outside the reduction
+// loops (inside one, its copy would run on partial sums).
+constexpr size_t kCpuFusionLevels[] = {0, 1};
 
 class AlwaysInline : public SketchRule {
  public:
@@ -182,15 +182,23 @@ class SkipStage : public SketchRule {
 
 }  // namespace
 
+std::shared_ptr<const SketchRule> always_inline_rule() {
+  return std::make_shared<AlwaysInline>();
+}
+
+std::shared_ptr<const SketchRule> skip_stage_rule() {
+  return std::make_shared<SkipStage>();
+}
+
 SketchRules default_sketch_rules(const Target& target) {
-  if (target.is_gpu()) {
-    throw UserError(str("the auto-scheduler has no sketch rules for GPU targets yet ('", target.to_string(),
-                        "'); tune GPU targets with --space template"));
-  }
-  return {std::make_shared<AlwaysInline>(),       std::make_shared<AddCacheReadForPacking>(),
+  if (target.is_gpu()) return gpu_sketch_rules();
+  return {always_inline_rule(),
+          std::make_shared<AddCacheReadForPacking>(),
           std::make_shared<AddCacheWrite>(),
-          std::make_shared<MultiLevelTilingWithFusion>(), std::make_shared<MultiLevelTiling>(),
-          std::make_shared<AddRfactor>(),          std::make_shared<SkipStage>()};
+          std::make_shared<MultiLevelTilingWithFusion>(),
+          std::make_shared<MultiLevelTiling>(),
+          std::make_shared<AddRfactor>(),
+          skip_stage_rule()};
 }
 
 }  // namespace temper::schedule_space

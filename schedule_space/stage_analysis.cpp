@@ -74,6 +74,7 @@ StageFacts stage_facts(const Schedule& s, const std::string& name) {
   facts.writes_param = info.writes_param;
   facts.consumers = info.consumers;
   facts.loop_is_reduce = info.loop_is_reduce;
+  facts.num_reads = static_cast<int>(block->reads.size());
   for (const IterVar& iv : block->iter_vars) {
     (iv.kind == IterKind::Reduce ? facts.reduce_size : facts.spatial_size) *= extent_of(iv);
   }

@@ -30,6 +30,7 @@ struct StageFacts {
   bool strictly_inlinable = false;
   bool has_data_reuse = false;
   std::optional<int> packable_read;  // index into the block's reads
+  int num_reads = 0;                 // a reduction's first read is its accumulator
   std::vector<std::string> consumers;  // blocks that read this block's output
   // Products of the extents of the spatial and of the reduction axes.
   int64_t spatial_size = 1;

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "compiler/ops/cpu_schedules.h"
+#include "compiler/ops/gpu_schedules.h"
 #include "compiler/runtime/file_io.h"
 #include "search/featurize.h"
 
@@ -14,7 +15,8 @@ AutoExplorer::AutoExplorer(const schedule_space::AutoSpace& space, std::unique_p
       search_(space, std::move(model), sample_group(tuning_db::WorkloadKey::from(space.workload()),
                                                     space.target().to_string()),
               seed, options),
-      default_schedule_(ops::schedule_cpu_default(space.op(), space.target())) {}
+      default_schedule_(space.target().is_gpu() ? ops::schedule_gpu_default(space.op())
+                                                : ops::schedule_cpu_default(space.op(), space.target())) {}
 
 std::string AutoExplorer::describe() const {
   return str("auto, ", space_.sketches().size(), " sketches");

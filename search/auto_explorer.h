@@ -2,9 +2,9 @@
 // EvolutionarySearch under a cost model. Its records have a null config and a trace that
 // replays on op.func.
 //
-// Its first candidate is the op's hand-written default schedule (ops::schedule_cpu_default
-// on op.func) -- what a build without a template uses, and a baseline any tuned result
-// must beat. Resume takes every record of the log with a null config and a trace, once:
+// Its first candidate is the op's hand-written default schedule (ops::schedule_cpu_default,
+// or ops::schedule_gpu_default on GPU targets, on op.func) -- what a build without a
+// template uses, and a baseline any tuned result must beat. Resume takes every record of the log with a null config and a trace, once:
 // those whose trace comes from a sketch of the space seed the search and train the
 // model; the rest (the default schedule, another version's sketches) only count towards
 // the budget.

@@ -7,6 +7,7 @@
 
 #include "compiler/ir/printer.h"
 #include "compiler/lower/lower.h"
+#include "compiler/lower/split_host_device.h"
 #include "compiler/runtime/file_io.h"
 #include "cost_model/features.h"
 
@@ -48,12 +49,13 @@ bool by_score(const ScoredCandidate& a, const ScoredCandidate& b) {
 
 }  // namespace
 
-std::optional<ScoredCandidate> evaluate(AutoCandidate candidate) {
+std::optional<ScoredCandidate> evaluate(AutoCandidate candidate, const GpuLimits* limits) {
   PrimFunc lowered;
   try {
     lowered = lower(candidate.schedule.func());
+    if (limits) check_gpu_limits(split_host_device(lowered), *limits);
   } catch (const UserError&) {
-    return std::nullopt;  // ScheduleError included
+    return std::nullopt;  // ScheduleError and GpuLimitError included
   }
   ScoredCandidate c{std::move(candidate), fnv1a(to_string(lowered)), cost_model::candidate_features(lowered), 0};
   return c;
@@ -62,14 +64,16 @@ std::optional<ScoredCandidate> evaluate(AutoCandidate candidate) {
 EvolutionarySearch::EvolutionarySearch(const schedule_space::AutoSpace& space,
                                        std::unique_ptr<cost_model::CostModel> model, std::string group, uint64_t seed,
                                        EvolutionOptions options)
-    : space_(space), model_(std::move(model)), group_(std::move(group)), options_(options), rng_(seed) {}
+    : space_(space), model_(std::move(model)), group_(std::move(group)), options_(options), rng_(seed) {
+  if (space.target().is_gpu()) gpu_limits_ = gpu_limits(space.target());
+}
 
 void EvolutionarySearch::add_measured(const std::vector<AutoCandidate>& candidates, const std::vector<double>& costs) {
   TEMPER_CHECK(candidates.size() == costs.size(), "add_measured: ", candidates.size(), " candidates and ",
                costs.size(), " costs");
   std::vector<cost_model::Sample> samples;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    std::optional<ScoredCandidate> c = evaluate(candidates[i]);
+    std::optional<ScoredCandidate> c = evaluate(candidates[i], gpu_limits_ ? &*gpu_limits_ : nullptr);
     if (!c) continue;
     seen_.insert(c->hash);
     samples.push_back({std::move(c->features), costs[i], group_});
@@ -112,7 +116,7 @@ std::vector<ScoredCandidate> EvolutionarySearch::evaluate_all(const std::vector<
   }
   std::vector<std::optional<ScoredCandidate>> evaluated(missing.size());
   parallel_for(static_cast<int64_t>(missing.size()),
-               [&](int64_t k) { evaluated[k] = evaluate(*candidates[missing[k]]); });
+               [&](int64_t k) { evaluated[k] = evaluate(*candidates[missing[k]], gpu_limits_ ? &*gpu_limits_ : nullptr); });
   if (memo_.size() > 50000) memo_.clear();  // bounds the memory of a long job
   for (size_t k = 0; k < missing.size(); ++k) {
     Evaluation e;

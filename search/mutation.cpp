@@ -61,7 +61,8 @@ std::optional<schedule_space::Decisions> mutate(const schedule_space::AutoCandid
   const std::map<DecisionKind, double> weight = {{DecisionKind::TileSize, weights.tile_size},
                                                  {DecisionKind::ComputeLocation, weights.compute_location},
                                                  {DecisionKind::Parallel, weights.parallel},
-                                                 {DecisionKind::Unroll, weights.unroll}};
+                                                 {DecisionKind::Unroll, weights.unroll},
+                                                 {DecisionKind::ThreadExtent, weights.thread_extent}};
   schedule_space::Decisions decisions = candidate.decisions();
   for (int attempt = 0; attempt < 8 && !by_kind.empty(); ++attempt) {
     double total = 0;

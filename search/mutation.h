@@ -7,6 +7,7 @@
 //   compute location  another of the candidate places of a stage
 //   parallel          another count of fused outer loops
 //   unroll            another auto-unroll limit
+//   thread extent     (GPU) another count of threads per block of a nest no rule bound
 //
 // The result is the candidate's decisions with one changed; AutoSpace::instantiate turns
 // them into the neighbour (decisions the change made unfitting are drawn anew).
@@ -24,6 +25,7 @@ struct MutationWeights {
   double compute_location = 0.05;
   double parallel = 0.03;
   double unroll = 0.02;
+  double thread_extent = 0.03;
 };
 
 // nullopt when the candidate has no decision a mutation can change.

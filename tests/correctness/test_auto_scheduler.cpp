@@ -1,5 +1,6 @@
 // The auto-scheduler end to end: every sampled candidate, and every mutation of one,
-// lowers, compiles and matches the reference; the bounded sampler gives up with a clear
+// lowers, compiles and matches the reference (on the CPU; on GPU targets, on the OpenCL
+// device, PoCL here, and through NVRTC to PTX); the bounded sampler gives up with a clear
 // message; the tune loop logs auto-scheduled records that ApplyHistoryBest replays, next
 // to a template's in the same log.
 #include <gtest/gtest.h>
@@ -7,6 +8,10 @@
 #include <random>
 
 #include "compiler/codegen/build.h"
+#include "compiler/codegen/gpu/device_program.h"
+#include "compiler/codegen/gpu/nvrtc.h"
+#include "compiler/lower/lower.h"
+#include "compiler/runtime/gpu/gpu_device.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ops/op_data.h"
 #include "correctness/template_test_util.h"
@@ -27,7 +32,7 @@ using schedule_space::AutoSpace;
 const Target kTarget = tune_testing::host();
 
 void expect_correct(const AutoSpace& space, const AutoCandidate& c, uint64_t seed) {
-  BuildResult built = build({c.schedule.func()}, kTarget);
+  BuildResult built = build({c.schedule.func()}, space.target());
   ops::OpData data = ops::make_op_data(space.op(), seed);
   Comparison cmp = ops::run_and_check(built.module->get_function(space.op().func.name), data);
   EXPECT_TRUE(cmp.ok()) << space.workload().to_string() << " from sketch '"
@@ -69,6 +74,44 @@ INSTANTIATE_TEST_SUITE_P(Workloads, SampledCandidates,
                                            "softmax:shape=4x96,axis=1", "softmax:shape=32x16,axis=1",
                                            "layer_norm:shape=6x40,axis=1", "max_pool2d:N=1,C=4,H=9,W=9,kernel=3,stride=2,pad=1",
                                            "add:A=4x8x6,B=8x1", "transpose:shape=4x6x8,perm=2x0x1"),
+                         schedule_space::template_testing::workload_test_name);
+
+// GPU sketches: candidates within the device's limits (what the search keeps) run on the
+// OpenCL device and match the reference, and compile through NVRTC for sm_80. PoCL
+// compiles each program in about a second: two candidates per workload.
+class GpuSampledCandidates : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(GpuSampledCandidates, MatchTheReferenceOnOpenClAndCompileForCuda) {
+  const Target opencl = Target::parse("opencl");
+  AutoSpace space(ops::Workload::parse(GetParam()), opencl);
+  GpuLimits limits = gpu_limits(opencl);
+  std::mt19937_64 rng(5);
+  std::vector<AutoCandidate> sampled =
+      space.sample(2, rng, [&](const AutoCandidate& c) { return evaluate(c, &limits).has_value(); });
+  ASSERT_EQ(sampled.size(), 2u);
+  std::string why;
+  bool have_nvrtc = nvrtc_available(&why);
+  AutoSpace cuda_space(ops::Workload::parse(GetParam()), Target::parse("cuda -arch=sm_80"));
+  for (size_t i = 0; i < sampled.size(); ++i) {
+    if (have_nvrtc) {
+      // The same sketch and decisions for CUDA's limits (1024 threads where OpenCL's default is 256).
+      AutoCandidate on_cuda = cuda_space.instantiate(sampled[i].sketch, sampled[i].decisions(), 0);
+      std::string ptx = emit_device_code({lower(on_cuda.schedule.func())}, cuda_space.target(), "ptx");
+      EXPECT_NE(ptx.find(".entry"), std::string::npos);
+    }
+    try {
+      open_gpu_device(opencl);
+    } catch (const UserError& e) {
+      GTEST_SKIP() << "SKIP: no OpenCL device: " << e.what();
+    }
+    expect_correct(space, sampled[i], i);
+  }
+  if (!have_nvrtc) GTEST_SKIP() << "SKIP: PTX not checked: " << why;
+}
+
+INSTANTIATE_TEST_SUITE_P(Workloads, GpuSampledCandidates,
+                         ::testing::Values("matmul:M=32,N=24,K=16", "dense:M=8,N=16,K=12,bias=1,act=relu",
+                                           "conv2d:N=1,C=3,H=8,W=8,K=8,R=3,S=3,pad=1", "softmax:shape=6x40,axis=1"),
                          schedule_space::template_testing::workload_test_name);
 
 TEST(BoundedSampling, AnImpossibleConstraintEndsWithAMessageNotAHang) {

@@ -169,13 +169,38 @@ TEST(SketchGeneration, AUserRuleComesFirstWhereItIsPut) {
   EXPECT_EQ(to_string(c.schedule.func()).find("conv2d_pad"), std::string::npos);
 }
 
-TEST(SketchGeneration, GpuTargetsHaveNoRulesYet) {
-  try {
-    AutoSpace space(ops::Workload::parse("matmul:M=8,N=8,K=8"), Target::parse("cuda"));
-    FAIL() << "no error";
-  } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("--space template"), std::string::npos) << e.what();
-  }
+TEST(SketchGeneration, OnGpuAReductionWithReuseIsTiledForThreadsWithSharedReads) {
+  auto gpu = [](const std::string& workload) {
+    AutoSpace space(ops::Workload::parse(workload), Target::parse("cuda -arch=sm_80"));
+    std::vector<std::string> out;
+    for (const Sketch& s : space.sketches()) out.push_back(s.description);
+    return out;
+  };
+  EXPECT_EQ(gpu("matmul:M=64,N=64,K=64"),
+            (Strings{"tile matmul SSSRRSRS with 2 shared-memory reads, the output through registers"}));
+  EXPECT_EQ(gpu("dense:M=16,N=32,K=24,bias=1,act=relu"),
+            (Strings{"tile dense_matmul SSSRRSRS with 2 shared-memory reads, the output through registers into dense"}));
+  // No rule for a row reduction (no cross-thread reduction yet): annotation binds its rows.
+  EXPECT_EQ(gpu("softmax:shape=4x128,axis=1"), (Strings{"no rule applied"}));
+}
+
+TEST(SketchGeneration, OnGpuTheTileIsBoundToBlocksVirtualThreadsAndThreads) {
+  AutoSpace space(ops::Workload::parse("matmul:M=64,N=64,K=64"), Target::parse("cuda -arch=sm_80"));
+  // i and j in 5 ([block, vthread, thread, 3, 4]), k in 3; then the unroll draw.
+  Decisions d = {std::vector<int64_t>{4, 1, 4, 2, 2}, std::vector<int64_t>{2, 2, 8, 1, 2},
+                 std::vector<int64_t>{4, 2, 8}, std::vector<int64_t>{0}};
+  AutoCandidate c = space.instantiate(0, d, 0);
+  EXPECT_EQ(c.decisions(), d);
+  std::string ir = to_string(c.schedule.func());
+  EXPECT_NE(ir.find("thread_binding for (i_0_j_0_fused, 0, 8) bind(\"blockIdx.x\")"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("thread_binding for (i_1_j_1_fused, 0, 2) bind(\"vthread\")"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("thread_binding for (i_2_j_2_fused, 0, 32) bind(\"threadIdx.x\")"), std::string::npos) << ir;
+  // Under the outer reduction loop, each shared copy (8 x 32 elements of A, of B) is fetched
+  // by the block's 32 threads together.
+  EXPECT_NE(ir.find("for (rk_0, 0, 4) {\n          for (ax0_ax1_fused_o, 0, 8) {\n            thread_binding for "
+                    "(ax0_ax1_fused_i, 0, 32) bind(\"threadIdx.x\")"),
+            std::string::npos)
+      << ir;
 }
 
 }  // namespace
