@@ -7,6 +7,8 @@
 # schedules and the log's) against OpenCV. Its settings, from the environment:
 #   MODEL_E2E_TRIALS       trials per model, shared by its tasks (default 1500; 0: no tuning, no --db)
 #   MODEL_E2E_TIME_BUDGET  at most this long tuning each model (default 10m)
+#   MODEL_E2E_SPACE        temper tune's --space: template (default), auto or both
+#   MODEL_E2E_SCHEDULER    temper tune's --task-scheduler: gradient (default) or round-robin
 #   MODEL_E2E_SIZE         ResNet input size (default 224)
 #   MODEL_E2E_LAYERS, MODEL_E2E_SEQ   encoder layers and sequence length (default 1 and 128)
 # The log is appended to: a rerun resumes it (its trials count towards the budget), and
@@ -57,6 +59,8 @@ models="$logs/models"
 db="$logs/model_e2e.db"
 trials="${MODEL_E2E_TRIALS:-1500}"
 time_budget="${MODEL_E2E_TIME_BUDGET:-10m}"
+space="${MODEL_E2E_SPACE:-template}"
+scheduler="${MODEL_E2E_SCHEDULER:-gradient}"
 /usr/bin/python3 "$root/scripts/make_bench_models.py" "$models" --size "${MODEL_E2E_SIZE:-224}" \
   --layers "${MODEL_E2E_LAYERS:-1}" --seq "${MODEL_E2E_SEQ:-128}"
 
@@ -70,7 +74,7 @@ if ((trials > 0)); then
     # still count, so only a run that never finished fails here.
     status=0
     "$build/cli/temper" tune "$models/$model.onnx" --db "$db" --trials "$trials" --time-budget "$time_budget" \
-      >"$tune_log" 2>&1 || status=$?
+      --space "$space" --task-scheduler "$scheduler" >"$tune_log" 2>&1 || status=$?
     stopped="$(grep '^stopped' "$tune_log" || true)"
     if [[ -z "$stopped" ]]; then
       tail -20 "$tune_log" >&2
@@ -78,10 +82,11 @@ if ((trials > 0)); then
       exit 1
     fi
     tasks="$(grep -o '[0-9]* tasks' "$tune_log" | head -1)"
-    budget_lines+=("  $model: $tasks; ${stopped#stopped    }")
+    latency="$(grep '^latency' "$tune_log" | sed 's/^latency *//; s/ estimated.*//' || true)"
+    budget_lines+=("  $model: $tasks; ${stopped#stopped    }; estimated latency ${latency:-?}")
   done
-  echo "tuning budget (temper tune, xgb tuner, $trials trials per model shared round-robin by its tasks, at most" \
-    "$time_budget each; log $db):"
+  echo "tuning budget (temper tune, xgb tuner, --space $space, $trials trials per model shared by its tasks" \
+    "($scheduler task scheduler), at most $time_budget each; log $db):"
   printf '%s\n' "${budget_lines[@]}"
   db_flag=(--db "$db")
 fi
