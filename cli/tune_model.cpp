@@ -20,6 +20,7 @@ struct ModelJob {
   int trials = 0;  // in the log for this job: resumed ones included
   int errors = 0;
   std::optional<tuning_db::TuningRecord> best;
+  std::string finished;  // why the job takes no more turns (its space is exhausted); empty while it does
 };
 
 search::TaskSchedulerStrategy parse_strategy(const std::string& name) {
@@ -64,7 +65,7 @@ int tune_tasks(const std::vector<graph::ExtractedTask>& tasks, const Target& tar
   std::vector<ModelJob> jobs;
   for (size_t t = 0; t < tasks.size(); ++t) {
     for (const std::string& space : spaces_for(tasks[t].workload, target, flags.space)) {
-      jobs.push_back({t, prepare_job(tasks[t].workload, target, space, choice), 0, 0, std::nullopt});
+      jobs.push_back({t, prepare_job(tasks[t].workload, target, space, choice), 0, 0, std::nullopt, ""});
     }
   }
   std::printf("target     %s\n", target.to_string().c_str());
@@ -89,9 +90,27 @@ int tune_tasks(const std::vector<graph::ExtractedTask>& tasks, const Target& tar
   measure::Runner runner(runner_options);
   std::fflush(stdout);
 
+  // The scheduler shares the budget among the tasks, by their weight in the model's
+  // latency; a task tuned in both spaces gives its turns to its explorers in turn, and its
+  // best is the better of theirs.
   std::vector<double> weights;
-  for (const ModelJob& j : jobs) weights.push_back(tasks[j.task].count);
+  for (const graph::ExtractedTask& t : tasks) weights.push_back(t.count);
   search::TaskScheduler scheduler(weights, scheduler_options);
+  std::vector<int> turns_of(tasks.size(), 0);
+  auto next_job = [&](size_t task) -> ModelJob* {
+    std::vector<ModelJob*> open;
+    for (ModelJob& j : jobs) {
+      if (j.task == task && j.finished.empty()) open.push_back(&j);
+    }
+    return open.empty() ? nullptr : open[turns_of[task]++ % open.size()];
+  };
+  auto task_best = [&](size_t task) {
+    double best = std::numeric_limits<double>::infinity();
+    for (const ModelJob& j : jobs) {
+      if (j.task == task && j.best) best = std::min(best, j.best->mean);
+    }
+    return best;
+  };
   watch_stop_signals();
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
@@ -113,7 +132,7 @@ int tune_tasks(const std::vector<graph::ExtractedTask>& tasks, const Target& tar
       stop_reason = "every task is done";
       break;
     }
-    ModelJob& j = jobs[k];
+    ModelJob& j = *next_job(static_cast<size_t>(k));
     // The first turn of a job counts the log's records towards its trials; later turns
     // ask for new trials only (the explorer has taken the log's records since the first).
     search::TuneOptions turn = options;
@@ -126,8 +145,10 @@ int tune_tasks(const std::vector<graph::ExtractedTask>& tasks, const Target& tar
     j.errors += r.errors;
     spent += got;
     if (r.best && (!j.best || r.best->mean < j.best->mean)) j.best = r.best;
-    std::string finished = got < turn.trials && !g_stop && !out_of_time() ? r.stop_reason : "";
-    scheduler.report(k, got, j.best ? j.best->mean : std::numeric_limits<double>::infinity(), finished);
+    if (got < turn.trials && !g_stop && !out_of_time()) j.finished = r.stop_reason;
+    bool task_done = true;
+    for (const ModelJob& other : jobs) task_done = task_done && (other.task != j.task || !other.finished.empty());
+    scheduler.report(k, got, task_best(j.task), task_done ? j.finished : "");
     char best[48] = "-";
     if (j.best) std::snprintf(best, sizeof best, "%.2f GFLOP/s", gflops_of(j.job.explorer->op(), j.best->mean));
     std::fprintf(stderr, "task %zu %-10s trials %d (+%d)  best %s  total %d/%d  latency %s  elapsed %s%s%s\n", j.task,

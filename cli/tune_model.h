@@ -1,6 +1,8 @@
 // temper tune MODEL.onnx: the model's tasks (graph/task_extraction.h), each tuned in the
 // spaces --space gives it, share one trial budget and one time budget; the task
-// scheduler (search/task_scheduler.h) gives the turns, by expected gain or round-robin.
+// scheduler (search/task_scheduler.h) gives the tasks turns, by expected gain or
+// round-robin, and a task tuned in two spaces passes its turns to its two explorers in
+// alternation, its best being the better of theirs.
 #pragma once
 
 #include <cstdint>

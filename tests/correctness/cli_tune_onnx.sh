@@ -68,11 +68,13 @@ run tune cnn.onnx --db both.db --trials 48 --space both --seed 1 "${fast[@]}"
 expect "^tuner +xgb, seed 1, 48 trials shared by expected gain \(gradient task scheduler\), 4 per turn$"
 expect "^ +0 +1 +auto +6 sketches +$conv1$"
 expect "^ +2 +1 +auto +2 sketches +$dense$"
-# The warm-up gives every job one turn first, in order.
-expect "^task 2 \[auto\] +trials 4 \(\+4\)  best [0-9.]+ GFLOP/s  total 24/48  latency [0-9.]+ ms"
+# The warm-up gives every task one turn first, in order (its template first); a task's
+# later turns alternate between its explorers.
+expect "^task 2 \[template\] +trials 4 \(\+4\)  best [0-9.]+ GFLOP/s  total 12/48  latency [0-9.]+ ms"
+expect "^task [0-2] \[auto\] +trials 4 \(\+4\)"
 expect "^stopped +trial budget reached after 48 trials in "
-auto_records=$(count both.db "select count(*) from records where config is null or config = 'null'")
-[[ "$auto_records" -ge 12 ]] || fail "the log has $auto_records auto-scheduled records, expected at least 12"
+auto_records=$(count both.db "select count(*) from records where config is null")
+[[ "$auto_records" -ge 4 ]] || fail "the log has $auto_records auto-scheduled records, expected at least 4"
 run build cnn.onnx --db both.db -o both.so
 expect "^schedules +3 of 3 tunable ops tuned from both.db \(0 with their template defaults\)$"
 run run both.so --input x=cnn_input.npy --output-dir out_both --repeat 1
