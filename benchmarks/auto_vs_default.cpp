@@ -1,13 +1,14 @@
 // The auto-scheduler against Temper's default schedules, on ops a template does not cover
 // or covers only in part: the softmax and layer norm of a BERT-base layer (sequence length
-// 128) and its attention matmuls (Q K^T and the product with V, 12 heads). Each workload
+// 128), its attention matmuls (Q K^T and the product with V, 12 heads), and a ResNet-18
+// conv with its bias, residual add and relu fused (fused_conv2d). Each workload
 // is tuned with --space auto for the same budget into a fresh SQLite log; then the
 // default schedule (what a build uses without a log), the job's best and the best of the
 // sketches' candidates alone (the job measures the default first) are built, checked
 // against the reference and timed interleaved round by round; medians are reported with
 // auto / default as a ratio.
 //
-//   auto_vs_default [--trials N] [--workloads softmax,layer_norm,qk,av] [--rounds N] [--log-dir DIR]
+//   auto_vs_default [--trials N] [--workloads softmax,layer_norm,qk,av,conv_res] [--rounds N] [--log-dir DIR]
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -37,6 +38,7 @@ const std::map<std::string, std::string> kWorkloads = {
     {"layer_norm", "layer_norm:shape=128x768,axis=1"},
     {"qk", "batch_matmul:B=12,M=128,N=128,K=64,transpose_b=1"},
     {"av", "batch_matmul:B=12,M=128,N=64,K=128"},
+    {"conv_res", "fused_conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1,residual=1,act=relu"},
 };
 
 struct Contender {
@@ -120,10 +122,11 @@ int main(int argc, char** argv) {
   using namespace temper;
   int trials = 64;
   int rounds = 5;
-  std::vector<std::string> workloads = {"softmax", "layer_norm", "qk", "av"};
+  std::vector<std::string> workloads = {"softmax", "layer_norm", "qk", "av", "conv_res"};
   std::string log_dir = std::filesystem::temp_directory_path() / "temper_auto_bench";
   const char* usage =
-      "usage: auto_vs_default [--trials N] [--workloads softmax,layer_norm,qk,av] [--rounds N] [--log-dir DIR]";
+      "usage: auto_vs_default [--trials N] [--workloads softmax,layer_norm,qk,av,conv_res] [--rounds N] "
+      "[--log-dir DIR]";
   try {
     for (int i = 1; i < argc; ++i) {
       std::string arg = argv[i];

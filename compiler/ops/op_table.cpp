@@ -170,6 +170,51 @@ OpInstance instantiate_conv2d(const Workload& w) {
   });
 }
 
+// conv2d (NCHW, one group) with its epilogue: + bias[k], + a residual of the output's
+// shape (residual=1), then an activation -- a ResNet block's conv, bias (a folded batch
+// norm), shortcut add and relu as one op. No template serves it: the auto-scheduler's
+// consumer fusion does.
+OpInstance instantiate_fused_conv2d(const Workload& w) {
+  Shape in_shape = image_shape(w, Layout::NCHW);
+  int64_t K = w.get_int("K"), R = w.get_int("R"), S = w.get_int("S");
+  Shape w_shape = {K, in_shape[1], R, S};
+  Window2d window = window_of(w, true);
+  bool has_residual = w.get_bool("residual");
+  std::optional<UnaryOp> act = dense_activation(w);
+  te::Tensor x = placeholder(w, in_shape, "input");
+  te::Tensor weight = placeholder(w, w_shape, "weight");
+  te::Tensor bias = placeholder(w, {K}, "bias");
+  te::Tensor conv = conv2d(x, weight, window, 1, Layout::NCHW, "fused_conv2d_conv");
+  Shape out_shape = static_shape(conv, "fused_conv2d");
+  std::vector<te::Tensor> inputs = {x, weight, bias};
+  te::Tensor residual;
+  if (has_residual) {
+    residual = placeholder(w, out_shape, "residual");
+    inputs.push_back(residual);
+  }
+  te::Tensor y = te::compute(
+      shape_exprs(out_shape, "fused_conv2d"),
+      [&](Var n, Var k, Var h, Var x_) {
+        Expr v = conv(n, k, h, x_) + bias(k);
+        if (has_residual) v = v + residual(n, k, h, x_);
+        return act ? unary_expr(*act, v) : v;
+      },
+      "fused_conv2d");
+  int64_t outputs = num_elements(out_shape);
+  double flops = 2.0 * outputs * in_shape[1] * R * S + outputs * (1 + (has_residual ? 1 : 0) + (act ? 1 : 0));
+  return finish(w, inputs, y, flops, [=](auto& ins, auto& outs) {
+    float* o = out<float>(outs, 0);
+    reference::conv2d(in<float>(ins, 0), in<float>(ins, 1), o, in_shape, w_shape, window, 1, Layout::NCHW);
+    const float* b = in<float>(ins, 2);
+    const float* res = has_residual ? in<float>(ins, 3) : nullptr;
+    int64_t plane = out_shape[2] * out_shape[3];
+    for (int64_t i = 0; i < outputs; ++i) {
+      float v = o[i] + b[(i / plane) % K] + (res ? res[i] : 0.0f);
+      o[i] = act ? reference::unary(*act, v) : v;
+    }
+  });
+}
+
 OpInstance instantiate_depthwise_conv2d(const Workload& w) {
   Layout layout = parse_layout(w.get("layout"));
   Shape in_shape = image_shape(w, layout);
@@ -458,6 +503,13 @@ std::vector<OpSpec> build_table() {
                                   defaulted_key("pad", K::Pads, "0"), defaulted_key("dilation", K::Pair, "1"),
                                   defaulted_key("groups", K::Positive, "1"), layout(), float_or_int()}),
        instantiate_conv2d},
+      {"fused_conv2d", "act(conv2d(input, weight) + bias[k] + residual), NCHW: a conv with its epilogue in one op",
+       concat_keys(image_keys(), {required_key("K", K::Positive), required_key("R", K::Positive),
+                                  required_key("S", K::Positive), defaulted_key("stride", K::Pair, "1"),
+                                  defaulted_key("pad", K::Pads, "0"), defaulted_key("dilation", K::Pair, "1"),
+                                  defaulted_key("residual", K::Bool, "0"),
+                                  choice("act", {"none", "relu", "relu6", "sigmoid", "tanh", "gelu"}), float_only()}),
+       instantiate_fused_conv2d},
       {"depthwise_conv2d", "2-D convolution of each channel by its own multiplier x R x S filters (groups = C)",
        concat_keys(image_keys(), {required_key("R", K::Positive), required_key("S", K::Positive),
                                   defaulted_key("multiplier", K::Positive, "1"), defaulted_key("stride", K::Pair, "1"),

@@ -295,6 +295,8 @@ const std::vector<std::string> kWorkloads = {
     "conv2d:N=1,C=3,H=7,W=7,K=4,R=3,S=3,pad=1,stride=2,layout=NHWC",
     "conv2d:N=1,C=4,H=6,W=5,K=4,R=3,S=3,groups=4,pad=1x0,layout=NHWC",
     "conv2d:N=1,C=3,H=5,W=5,K=2,R=3,S=3,pad=1,dtype=int32",
+    "fused_conv2d:N=1,C=3,H=7,W=7,K=4,R=3,S=3,pad=1",
+    "fused_conv2d:N=2,C=3,H=8,W=7,K=2,R=3,S=3,stride=2,pad=1,residual=1,act=relu",
     "depthwise_conv2d:N=1,C=3,H=6,W=6,R=3,S=3,pad=1",
     "depthwise_conv2d:N=1,C=3,H=7,W=7,R=3,S=3,multiplier=2,stride=2",
     "depthwise_conv2d:N=2,C=2,H=6,W=6,R=3,S=2,multiplier=2,pad=1,layout=NHWC",

@@ -90,6 +90,7 @@ TEST(OpTable, ListsEveryOpWithADocAndUsage) {
                                              "batch_matmul",
                                              "dense",
                                              "conv2d",
+                                             "fused_conv2d",
                                              "depthwise_conv2d",
                                              "max_pool2d",
                                              "avg_pool2d",
