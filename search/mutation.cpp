@@ -7,18 +7,6 @@ namespace {
 
 using schedule_space::DecisionKind;
 
-std::vector<int64_t> prime_factors(int64_t n) {
-  std::vector<int64_t> out;
-  for (int64_t p = 2; p * p <= n; ++p) {
-    while (n % p == 0) {
-      out.push_back(p);
-      n /= p;
-    }
-  }
-  if (n > 1) out.push_back(n);
-  return out;
-}
-
 // A prime factor of one level moved to another; nullopt when the tile has nothing to move
 // or every move would break the innermost bound.
 std::optional<std::vector<int64_t>> move_tile_factor(const std::vector<int64_t>& tile, int64_t max_innermost,

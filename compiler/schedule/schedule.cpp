@@ -149,8 +149,6 @@ void Schedule::record(InstKind kind, std::vector<InstInput> inputs, nlohmann::js
 
 // ------------------------------------------------------------------ sampling
 
-namespace {
-
 std::vector<int64_t> prime_factors(int64_t n) {
   std::vector<int64_t> out;
   for (int64_t p = 2; p * p <= n; ++p) {
@@ -162,6 +160,8 @@ std::vector<int64_t> prime_factors(int64_t n) {
   if (n > 1) out.push_back(n);
   return out;
 }
+
+namespace {
 
 std::string list_str(const std::vector<int64_t>& v) {
   std::string s = "[";

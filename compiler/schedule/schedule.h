@@ -186,6 +186,10 @@ class Schedule {
                      std::optional<ExprRV> from);
 };
 
+// The prime factors of n >= 1, smallest first, with repeats: what sample_perfect_tile
+// spreads over a tile's levels, and what a mutation moves from one level to another.
+std::vector<int64_t> prime_factors(int64_t n);
+
 // RV references for trace instructions.
 RVRef ref(LoopRV rv);
 RVRef ref(BlockRV rv);
