@@ -30,16 +30,22 @@ search::TaskSchedulerStrategy parse_strategy(const std::string& name) {
                       "': gradient (turns by expected gain in end-to-end latency) or round-robin"));
 }
 
-// The model's estimated latency: each task's best (over its explorers) times how often the
-// model runs it; nullopt while a task has no best.
+// A task's best time over its explorers; +infinity while it has none.
+double task_best(const std::vector<ModelJob>& jobs, size_t task) {
+  double best = std::numeric_limits<double>::infinity();
+  for (const ModelJob& j : jobs) {
+    if (j.task == task && j.best) best = std::min(best, j.best->mean);
+  }
+  return best;
+}
+
+// The model's estimated latency: each task's best times how often the model runs it;
+// nullopt while a task has no best.
 std::optional<double> estimated_latency(const std::vector<graph::ExtractedTask>& tasks,
                                         const std::vector<ModelJob>& jobs) {
   double total = 0;
   for (size_t t = 0; t < tasks.size(); ++t) {
-    double best = std::numeric_limits<double>::infinity();
-    for (const ModelJob& j : jobs) {
-      if (j.task == t && j.best) best = std::min(best, j.best->mean);
-    }
+    double best = task_best(jobs, t);
     if (!std::isfinite(best)) return std::nullopt;
     total += tasks[t].count * best;
   }
@@ -104,13 +110,6 @@ int tune_tasks(const std::vector<graph::ExtractedTask>& tasks, const Target& tar
     }
     return open.empty() ? nullptr : open[turns_of[task]++ % open.size()];
   };
-  auto task_best = [&](size_t task) {
-    double best = std::numeric_limits<double>::infinity();
-    for (const ModelJob& j : jobs) {
-      if (j.task == task && j.best) best = std::min(best, j.best->mean);
-    }
-    return best;
-  };
   watch_stop_signals();
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
@@ -148,7 +147,7 @@ int tune_tasks(const std::vector<graph::ExtractedTask>& tasks, const Target& tar
     if (got < turn.trials && !g_stop && !out_of_time()) j.finished = r.stop_reason;
     bool task_done = true;
     for (const ModelJob& other : jobs) task_done = task_done && (other.task != j.task || !other.finished.empty());
-    scheduler.report(k, got, task_best(j.task), task_done ? j.finished : "");
+    scheduler.report(k, got, task_best(jobs, j.task), task_done ? j.finished : "");
     char best[48] = "-";
     if (j.best) std::snprintf(best, sizeof best, "%.2f GFLOP/s", gflops_of(j.job.explorer->op(), j.best->mean));
     std::fprintf(stderr, "task %zu %-10s trials %d (+%d)  best %s  total %d/%d  latency %s  elapsed %s%s%s\n", j.task,

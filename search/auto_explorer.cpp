@@ -16,7 +16,8 @@ AutoExplorer::AutoExplorer(const schedule_space::AutoSpace& space, std::unique_p
                                                     space.target().to_string()),
               seed, options),
       default_schedule_(space.target().is_gpu() ? ops::schedule_gpu_default(space.op())
-                                                : ops::schedule_cpu_default(space.op(), space.target())) {}
+                                                : ops::schedule_cpu_default(space.op(), space.target())),
+      default_trace_(default_schedule_.trace().to_json()) {}
 
 std::string AutoExplorer::describe() const {
   return str("auto, ", space_.sketches().size(), " sketches");
@@ -27,15 +28,17 @@ bool AutoExplorer::resume(const tuning_db::TuningRecord& record) {
   // earlier resume: a model job resumes before each of its turns).
   if (!record.config.is_null() || record.trace.is_null()) return false;
   if (!known_traces_.insert(fnv1a(record.trace.dump())).second) return false;
+  if (record.trace == default_trace_) {
+    default_measured_ = true;
+    return true;
+  }
   Trace trace;
   try {
     trace = Trace::from_json(record.trace);
   } catch (const UserError&) {
     return true;
   }
-  if (trace.to_json() == default_schedule_.trace().to_json()) {
-    default_measured_ = true;
-  } else if (std::optional<schedule_space::AutoCandidate> c = space_.from_trace(trace)) {
+  if (std::optional<schedule_space::AutoCandidate> c = space_.from_trace(trace)) {
     resumed_.push_back(std::move(*c));
     resumed_costs_.push_back(record.is_valid() ? record.mean : std::numeric_limits<double>::infinity());
   }
@@ -53,7 +56,7 @@ std::optional<Proposal> AutoExplorer::first() {
   default_measured_ = true;
   pending_default_ = true;
   if (std::optional<ScoredCandidate> c = evaluate({-1, default_schedule_, {}})) search_.mark_measured(c->hash);
-  known_traces_.insert(fnv1a(default_schedule_.trace().to_json().dump()));
+  known_traces_.insert(fnv1a(default_trace_.dump()));
   return Proposal{nullptr, default_schedule_, ""};
 }
 

@@ -44,6 +44,7 @@ class AutoExplorer : public Explorer {
   const schedule_space::AutoSpace& space_;
   EvolutionarySearch search_;
   Schedule default_schedule_;
+  nlohmann::json default_trace_;  // default_schedule_'s, as the log stores it
   bool default_measured_ = false;
   std::unordered_set<uint64_t> known_traces_;  // FNV-1a of the trace JSON of records it has counted
   bool exhausted_ = false;

@@ -73,10 +73,17 @@ void EvolutionarySearch::add_measured(const std::vector<AutoCandidate>& candidat
                costs.size(), " costs");
   std::vector<cost_model::Sample> samples;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    std::optional<ScoredCandidate> c = evaluate(candidates[i], gpu_limits_ ? &*gpu_limits_ : nullptr);
-    if (!c) continue;
-    seen_.insert(c->hash);
-    samples.push_back({std::move(c->features), costs[i], group_});
+    // This search's own candidates were lowered when scored; the log's are lowered here.
+    auto known = memo_.find(decisions_key(candidates[i]));
+    if (known == memo_.end()) {
+      std::optional<ScoredCandidate> c = evaluate(candidates[i], gpu_limits_ ? &*gpu_limits_ : nullptr);
+      Evaluation e;
+      if (c) e = {true, c->hash, std::move(c->features)};
+      known = memo_.emplace(decisions_key(candidates[i]), std::move(e)).first;
+    }
+    if (!known->second.lowers) continue;
+    seen_.insert(known->second.hash);
+    samples.push_back({known->second.features, costs[i], group_});
     if (!cost_model::is_failed_cost(costs[i])) measured_.emplace_back(costs[i], candidates[i]);
   }
   std::stable_sort(measured_.begin(), measured_.end(),
