@@ -6,7 +6,8 @@
 
 namespace temper::schedule_space {
 
-TiledLoops multi_level_tile(Schedule& s, BlockRV block, const std::string& structure, int max_innermost_factor) {
+TiledLoops multi_level_tile(Schedule& s, BlockRV block, const std::string& structure, int max_innermost_factor,
+                            std::optional<int> innermost_loop) {
   const int spatial_levels = static_cast<int>(std::count(structure.begin(), structure.end(), 'S'));
   const int reduce_levels = static_cast<int>(std::count(structure.begin(), structure.end(), 'R'));
   TEMPER_CHECK(spatial_levels + reduce_levels == static_cast<int>(structure.size()) && spatial_levels > 0,
@@ -17,6 +18,7 @@ TiledLoops multi_level_tile(Schedule& s, BlockRV block, const std::string& struc
   tiles.levels.resize(structure.size());
   // The split loops of each kind, per loop: parts[k] is level k of that kind.
   std::vector<std::vector<LoopRV>> spatial, reduce;
+  std::optional<size_t> innermost;  // index into spatial
   for (size_t l = 0; l < loops.size(); ++l) {
     const int64_t* extent = as_const_int(s.loop(loops[l])->extent);
     if (!extent) {
@@ -37,14 +39,25 @@ TiledLoops multi_level_tile(Schedule& s, BlockRV block, const std::string& struc
       std::vector<ExprRV> factors = s.sample_perfect_tile(loops[l], n, max_innermost_factor);
       parts = s.split(loops[l], std::vector<SplitFactor>(factors.begin(), factors.end()), false);
     }
+    if (!info.loop_is_reduce[l] && innermost_loop == static_cast<int>(l)) innermost = spatial.size();
     (info.loop_is_reduce[l] ? reduce : spatial).push_back(parts);
   }
+  if (innermost_loop && !innermost) {
+    throw ScheduleError(str("multi-level tiling: loop ", *innermost_loop, " of block ", s.block_name(block),
+                            " is no spatial loop of extent > 1 to vectorize along"));
+  }
+  const int last_spatial = structure.find_last_of('S');
   std::vector<LoopRV> order = tiles.unit;
   int next_spatial = 0, next_reduce = 0;
   for (size_t level = 0; level < structure.size(); ++level) {
     bool is_spatial = structure[level] == 'S';
     int k = is_spatial ? next_spatial++ : next_reduce++;
     for (const std::vector<LoopRV>& parts : is_spatial ? spatial : reduce) tiles.levels[level].push_back(parts[k]);
+    if (static_cast<int>(level) == last_spatial && innermost) {
+      std::vector<LoopRV>& loops_here = tiles.levels[level];
+      std::rotate(loops_here.begin() + static_cast<std::ptrdiff_t>(*innermost),
+                  loops_here.begin() + static_cast<std::ptrdiff_t>(*innermost) + 1, loops_here.end());
+    }
     order.insert(order.end(), tiles.levels[level].begin(), tiles.levels[level].end());
   }
   if (order.size() > 1) s.reorder(order);

@@ -26,8 +26,11 @@ struct TiledLoops {
 };
 
 // ScheduleError when the block's nest cannot be tiled (a non-constant extent, a loop that
-// binds spatial and reduction axes at once).
-TiledLoops multi_level_tile(Schedule& s, BlockRV block, const std::string& structure, int max_innermost_factor);
+// binds spatial and reduction axes at once). innermost_loop, an index into the block's
+// loops, names the spatial loop whose part goes last in the innermost spatial level (the
+// axis the register tile is vectorized along); by default the loops keep their order.
+TiledLoops multi_level_tile(Schedule& s, BlockRV block, const std::string& structure, int max_innermost_factor,
+                            std::optional<int> innermost_loop = std::nullopt);
 
 // The innermost loop of levels[level], or of the nearest level above it that has loops
 // (a level is empty when every loop of its kind has extent 1); nullopt when none has.

@@ -27,7 +27,7 @@ bool same_structure(const Trace& a, const Trace& b) {
 
 std::vector<Sketch> generate_sketches(const PrimFunc& func, const SketchContext& ctx, const SketchRules& rules,
                                       int max_sketches) {
-  SketchState first{Schedule(func), "", {}, {}, {}, {}};
+  SketchState first{Schedule(func), "", {}, {}, {}, {}, {}};
   std::vector<std::string> names = stage_names(first.schedule);
   TEMPER_CHECK(!names.empty(), "function ", func.name, " has no block to schedule");
   first.stage = names.back();

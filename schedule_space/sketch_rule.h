@@ -37,6 +37,7 @@
 // A rule that throws ScheduleError from apply is taken as not applying to that state.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -65,6 +66,13 @@ struct SketchState {
   std::set<std::pair<std::string, std::string>> applied;
   // Stages a rule added on purpose (a packing copy): never inlined back.
   std::set<std::string> keep;
+  // Per stage, the loop its register tile is vectorized along where a rule chose one
+  // other than the innermost (StageFacts::vector_axes).
+  std::map<std::string, int> vector_loop;
+
+  // The vector axis chosen for `stage`: the innermost spatial one unless a rule chose
+  // another; nullptr when the stage has none.
+  const VectorAxis* vector_axis(const StageFacts& stage) const;
 
   // Moves on to the stage before `block` in program order ("" when it is the first).
   void advance(const std::string& block);
@@ -83,8 +91,9 @@ class SketchRule {
 
 using SketchRules = std::vector<std::shared_ptr<const SketchRule>>;
 
-// The built-in rules for a target, in priority order. CPU: always-inline, cache-read for
-// packing, cache-write, multi-level tiling with fusion (after S0 or S1), multi-level tiling
+// The built-in rules for a target, in priority order. CPU: always-inline, the choice of
+// another vector axis (a window stage), cache-read for packing (in the vector axis's
+// layout), cache-write, multi-level tiling with fusion (after S0 or S1), multi-level tiling
 // (SSRSRS), rfactor, skip. GPU: always-inline, multi-level tiling (SSSRRSRS) with
 // shared-memory cache reads and a register tile, skip.
 SketchRules default_sketch_rules(const Target& target);

@@ -20,6 +20,16 @@ void SketchState::advance(const std::string& block) {
   stage = stage_before(schedule, block);
 }
 
+const VectorAxis* SketchState::vector_axis(const StageFacts& stage) const {
+  if (stage.vector_axes.empty()) return nullptr;
+  auto chosen = vector_loop.find(stage.name);
+  if (chosen == vector_loop.end()) return &stage.vector_axes[0];
+  for (const VectorAxis& axis : stage.vector_axes) {
+    if (axis.loop == chosen->second) return &axis;
+  }
+  return nullptr;
+}
+
 std::optional<std::string> fusible_consumer(const Schedule& s, const StageFacts& stage) {
   if (stage.consumers.size() != 1) return std::nullopt;
   const std::string& consumer = stage.consumers[0];
@@ -33,6 +43,13 @@ constexpr const char* kCpuStructure = "SSRSRS";
 // Where a fused consumer goes: after the last loop of S0 or of S1, outside the reduction
 // loops (inside one, its copy would run on partial sums).
 constexpr size_t kCpuFusionLevels[] = {0, 1};
+
+// The loop multi_level_tile puts innermost: the one a rule chose, else none (the order
+// of the loops).
+std::optional<int> chosen_vector_loop(const SketchState& state, const StageFacts& stage) {
+  auto chosen = state.vector_loop.find(stage.name);
+  return chosen == state.vector_loop.end() ? std::nullopt : std::optional<int>(chosen->second);
+}
 
 class AlwaysInline : public SketchRule {
  public:
@@ -50,19 +67,47 @@ class AlwaysInline : public SketchRule {
   }
 };
 
+// A window stage (conv) vectorized along another axis than the innermost: forks one
+// sketch per alternative (StageFacts::vector_axes); the stage as it was goes on too.
+class ChooseVectorAxis : public SketchRule {
+ public:
+  std::string name() const override { return "vector-axis"; }
+  Condition condition(const SketchState& state, const StageFacts& stage, const SketchContext&) const override {
+    bool once = !state.vector_loop.count(stage.name) && !state.applied.count({"cache-read", stage.name}) &&
+                !state.applied.count({"cache-write", stage.name});
+    return once && stage.has_data_reuse && stage.vector_axes.size() > 1 ? Condition::Apply : Condition::Skip;
+  }
+  std::vector<SketchState> apply(const SketchState& state, const StageFacts& stage,
+                                 const SketchContext&) const override {
+    std::vector<SketchState> out;
+    for (size_t k = 1; k < stage.vector_axes.size(); ++k) {
+      SketchState next = state;
+      int loop = stage.vector_axes[k].loop;
+      next.vector_loop[stage.name] = loop;
+      std::vector<LoopRV> loops = next.schedule.get_loops(next.schedule.get_block(stage.name));
+      next.steps.push_back(str("vectorize ", stage.name, " along ", next.schedule.loop_var(loops[loop]).name()));
+      out.push_back(std::move(next));
+    }
+    return out;
+  }
+};
+
 class AddCacheReadForPacking : public SketchRule {
  public:
   std::string name() const override { return "cache-read"; }
   Condition condition(const SketchState& state, const StageFacts& stage, const SketchContext&) const override {
     // Once, and before a cache-write (the other order is the same sketch).
     bool once = !state.applied.count({name(), stage.name}) && !state.applied.count({"cache-write", stage.name});
-    return once && stage.has_data_reuse && stage.packable_read ? Condition::Apply : Condition::Skip;
+    const VectorAxis* axis = state.vector_axis(stage);
+    return once && stage.has_data_reuse && axis && axis->packed_read ? Condition::Apply : Condition::Skip;
   }
   std::vector<SketchState> apply(const SketchState& state, const StageFacts& stage,
                                  const SketchContext&) const override {
     // The stage stays, for the tiling rules; the copy's place is drawn by annotation.
     SketchState next = state;
-    BlockRV copy = next.schedule.cache_read(next.schedule.get_block(stage.name), *stage.packable_read, "global");
+    const VectorAxis& axis = *state.vector_axis(stage);
+    BlockRV copy =
+        next.schedule.cache_read(next.schedule.get_block(stage.name), *axis.packed_read, "global", axis.packed_layout);
     next.keep.insert(next.schedule.block_name(copy));
     next.steps.push_back(str("cache-read ", next.schedule.block_name(copy)));
     return {next};
@@ -73,13 +118,18 @@ class AddCacheWrite : public SketchRule {
  public:
   std::string name() const override { return "cache-write"; }
   Condition condition(const SketchState& state, const StageFacts& stage, const SketchContext&) const override {
-    return stage.has_data_reuse && !fusible_consumer(state.schedule, stage) ? Condition::Apply : Condition::Skip;
+    bool once = !state.applied.count({name(), stage.name});
+    return once && stage.has_data_reuse && !fusible_consumer(state.schedule, stage) ? Condition::Apply
+                                                                                    : Condition::Skip;
   }
   std::vector<SketchState> apply(const SketchState& state, const StageFacts& stage,
                                  const SketchContext&) const override {
-    // The stage stays: it now has an elementwise consumer (the copy) to fuse.
+    // The stage stays: it now has an elementwise consumer (the copy) to fuse. Its
+    // local buffer is laid out with the vector axis last.
     SketchState next = state;
-    next.schedule.cache_write(next.schedule.get_block(stage.name), 0, "local");
+    const VectorAxis* axis = state.vector_axis(stage);
+    next.schedule.cache_write(next.schedule.get_block(stage.name), 0, "local",
+                              axis ? axis->output_layout : std::vector<int>{});
     next.steps.push_back(str("cache-write ", stage.name));
     return {next};
   }
@@ -100,7 +150,8 @@ class MultiLevelTilingWithFusion : public SketchRule {
       SketchState next = state;
       next.advance(stage.name);
       Schedule& s = next.schedule;
-      TiledLoops tiles = multi_level_tile(s, s.get_block(stage.name), kCpuStructure, ctx.max_innermost_factor);
+      TiledLoops tiles = multi_level_tile(s, s.get_block(stage.name), kCpuStructure, ctx.max_innermost_factor,
+                                          chosen_vector_loop(state, stage));
       std::optional<LoopRV> at = last_loop_at_or_above(tiles, level);
       if (!at) continue;
       s.reverse_compute_at(s.get_block(consumer), *at);
@@ -123,7 +174,8 @@ class MultiLevelTiling : public SketchRule {
                                  const SketchContext& ctx) const override {
     SketchState next = state;
     next.advance(stage.name);
-    multi_level_tile(next.schedule, next.schedule.get_block(stage.name), kCpuStructure, ctx.max_innermost_factor);
+    multi_level_tile(next.schedule, next.schedule.get_block(stage.name), kCpuStructure, ctx.max_innermost_factor,
+                     chosen_vector_loop(state, stage));
     next.tiled.insert(stage.name);
     next.steps.push_back(str("tile ", stage.name, " ", kCpuStructure));
     return {next};
@@ -193,6 +245,7 @@ std::shared_ptr<const SketchRule> skip_stage_rule() {
 SketchRules default_sketch_rules(const Target& target) {
   if (target.is_gpu()) return gpu_sketch_rules();
   return {always_inline_rule(),
+          std::make_shared<ChooseVectorAxis>(),
           std::make_shared<AddCacheReadForPacking>(),
           std::make_shared<AddCacheWrite>(),
           std::make_shared<MultiLevelTilingWithFusion>(),

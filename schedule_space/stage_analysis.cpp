@@ -40,21 +40,94 @@ int64_t extent_of(const IterVar& iv) {
   return e ? *e : 1;
 }
 
-std::optional<int> packable_read(const BlockNode* block) {
-  std::vector<const VarNode*> spatial;
-  for (const IterVar& iv : block->iter_vars) {
-    if (iv.kind == IterKind::Spatial && extent_of(iv) > 1) spatial.push_back(iv.var.get());
+bool is_accumulator(const BlockNode* block, const BufferRegion& read) {
+  return !block->writes.empty() && read.buffer.same_as(block->writes[0].buffer);
+}
+
+std::set<const VarNode*> vars_of(const BufferRegion& read) {
+  std::set<const VarNode*> used;
+  for (const Range& range : read.region) used.merge(vars_of(range.min));
+  return used;
+}
+
+// The dimensions 0..ndim-1 with `dim` moved last; empty when it is last already.
+std::vector<int> layout_with_last(int ndim, int dim) {
+  if (dim == ndim - 1) return {};
+  std::vector<int> layout;
+  for (int d = 0; d < ndim; ++d) {
+    if (d != dim) layout.push_back(d);
   }
-  if (spatial.empty()) return std::nullopt;
+  layout.push_back(dim);
+  return layout;
+}
+
+// The first read that misses a spatial axis and has a dimension indexed by `axis`, and
+// the layout that makes the last such dimension the copy's last.
+VectorAxis packed_read_along(const BlockNode* block, int axis, const std::vector<const VarNode*>& spatial) {
+  VectorAxis out;
+  out.loop = axis;
+  const VarNode* v = block->iter_vars[axis].var.get();
   for (size_t r = 0; r < block->reads.size(); ++r) {
     const BufferRegion& read = block->reads[r];
-    if (read.region.empty() || (!block->writes.empty() && read.buffer.same_as(block->writes[0].buffer))) continue;
-    std::set<const VarNode*> used;
-    for (const Range& range : read.region) used.merge(vars_of(range.min));
-    bool misses_one = std::any_of(spatial.begin(), spatial.end(), [&](const VarNode* v) { return !used.count(v); });
-    if (misses_one && vars_of(read.region.back().min).count(spatial.back())) return static_cast<int>(r);
+    if (read.region.empty() || is_accumulator(block, read)) continue;
+    std::set<const VarNode*> used = vars_of(read);
+    if (std::all_of(spatial.begin(), spatial.end(), [&](const VarNode* s) { return used.count(s); })) continue;
+    int dim = -1;
+    for (size_t d = 0; d < read.region.size(); ++d) {
+      if (vars_of(read.region[d].min).count(v)) dim = static_cast<int>(d);
+    }
+    if (dim < 0) continue;
+    out.packed_read = static_cast<int>(r);
+    out.packed_layout = layout_with_last(static_cast<int>(read.region.size()), dim);
+    break;
   }
-  return std::nullopt;
+  if (!block->writes.empty()) {
+    const BufferRegion& write = block->writes[0];
+    for (size_t d = 0; d < write.region.size(); ++d) {
+      if (write.region[d].min.get() == v) {
+        out.output_layout = layout_with_last(static_cast<int>(write.region.size()), static_cast<int>(d));
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<VectorAxis> vector_axes(const BlockNode* block) {
+  std::vector<int> spatial_axes;
+  std::vector<const VarNode*> spatial;
+  std::set<const VarNode*> reduce;
+  for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+    const IterVar& iv = block->iter_vars[k];
+    if (iv.kind == IterKind::Reduce) reduce.insert(iv.var.get());
+    if (iv.kind == IterKind::Spatial && extent_of(iv) > 1) {
+      spatial_axes.push_back(static_cast<int>(k));
+      spatial.push_back(iv.var.get());
+    }
+  }
+  if (spatial.empty()) return {};
+  std::vector<VectorAxis> axes = {packed_read_along(block, spatial_axes.back(), spatial)};
+  // A window stage: some read index combines the innermost axis with a reduction axis.
+  bool window = false;
+  for (const BufferRegion& read : block->reads) {
+    for (const Range& r : read.region) {
+      std::set<const VarNode*> vars = vars_of(r.min);
+      window |= vars.count(spatial.back()) &&
+                std::any_of(vars.begin(), vars.end(), [&](const VarNode* x) { return reduce.count(x); });
+    }
+  }
+  if (!window) return axes;
+  for (size_t k = 0; k + 1 < spatial.size(); ++k) {
+    // An axis that alone, among the spatial ones, indexes some read.
+    bool alone = std::any_of(block->reads.begin(), block->reads.end(), [&](const BufferRegion& read) {
+      if (is_accumulator(block, read)) return false;
+      std::set<const VarNode*> used = vars_of(read);
+      return used.count(spatial[k]) && std::none_of(spatial.begin(), spatial.end(), [&](const VarNode* s) {
+               return s != spatial[k] && used.count(s);
+             });
+    });
+    if (alone) axes.push_back(packed_read_along(block, spatial_axes[k], spatial));
+  }
+  return axes;
 }
 
 }  // namespace
@@ -92,16 +165,15 @@ StageFacts stage_facts(const Schedule& s, const std::string& name) {
   if (facts.is_reduction) {
     int missing = 0;
     for (const BufferRegion& read : block->reads) {
-      if (!block->writes.empty() && read.buffer.same_as(block->writes[0].buffer)) continue;
-      std::set<const VarNode*> used;
-      for (const Range& r : read.region) used.merge(vars_of(r.min));
+      if (is_accumulator(block, read)) continue;
+      std::set<const VarNode*> used = vars_of(read);
       for (const IterVar& iv : block->iter_vars) {
         if (iv.kind == IterKind::Spatial && extent_of(iv) > 1 && !used.count(iv.var.get())) ++missing;
       }
     }
     facts.has_data_reuse = missing >= 1;
   }
-  if (facts.has_data_reuse) facts.packable_read = packable_read(block);
+  if (facts.has_data_reuse) facts.vector_axes = vector_axes(block);
   return facts;
 }
 
@@ -118,8 +190,11 @@ bool is_elementwise_consumer(const Schedule& s, const std::string& producer, con
   for (const BufferRegion& read : c->reads) {
     if (!read.buffer.same_as(out)) continue;
     if (read.region.size() != spatial.size()) return false;
-    for (size_t d = 0; d < spatial.size(); ++d) {
-      if (read.region[d].min.get() != spatial[d] || !is_const_int(read.region[d].extent, 1)) return false;
+    std::set<const VarNode*> seen;
+    for (const Range& r : read.region) {
+      auto* v = static_cast<const VarNode*>(r.min.get());
+      bool is_axis = std::find(spatial.begin(), spatial.end(), v) != spatial.end();
+      if (!is_axis || !seen.insert(v).second || !is_const_int(r.extent, 1)) return false;
     }
     reads_it = true;
   }

@@ -9,10 +9,18 @@
 //                        (matmul's A misses j): the stage profits from multi-level tiling.
 //   elementwise consumer a consumer that is no reduction and reads the stage's output at
 //                        exactly its own spatial axes: it can be fused into the stage's tiles.
-//   packable read        a read of a stage with data reuse that misses a spatial axis and
-//                        whose last dimension follows the innermost spatial axis (matmul's
-//                        B[k, j]): the rows a register tile reads lie a whole row apart; a
-//                        copy made under an outer tile's loop puts them side by side.
+//   vector axes          the spatial axes a stage with data reuse can vectorize its register
+//                        tile along: the innermost (Ansor's choice), and for a window stage
+//                        (conv: the innermost axis indexes a read together with a reduction
+//                        axis, ow + rx) every other axis that alone indexes a read (conv's
+//                        output channels index the weight): vectorized along it, each step
+//                        is one weight vector times a broadcast input value.
+//   packed read          per vector axis, a read that misses a spatial axis and has a
+//                        dimension that follows the vector axis (matmul's B[k, j]): the rows
+//                        a register tile reads lie a whole row apart; a copy made under an
+//                        outer tile's loop puts them side by side, and where that dimension
+//                        is not the last (conv's weight[k, c, r, s] along k, attention's
+//                        K[b, j, k] along j), the copy moves it last.
 #pragma once
 
 #include <optional>
@@ -23,13 +31,23 @@
 
 namespace temper::schedule_space {
 
+// An axis to vectorize a register tile along, and the read to copy for it.
+struct VectorAxis {
+  int loop = 0;                    // index of the block's loop (and iteration variable)
+  std::optional<int> packed_read;  // index into the block's reads
+  std::vector<int> packed_layout;  // the copy's dimensions, as cache_read takes them (empty: unchanged)
+  // A write cache's dimensions with the one the axis indexes last (empty: unchanged).
+  std::vector<int> output_layout;
+};
+
 struct StageFacts {
   std::string name;
   bool is_reduction = false;
   bool writes_param = false;
   bool strictly_inlinable = false;
   bool has_data_reuse = false;
-  std::optional<int> packable_read;  // index into the block's reads
+  // For a stage with data reuse: the innermost spatial axis first, then the alternatives.
+  std::vector<VectorAxis> vector_axes;
   int num_reads = 0;                 // a reduction's first read is its accumulator
   std::vector<std::string> consumers;  // blocks that read this block's output
   // Products of the extents of the spatial and of the reduction axes.
@@ -44,7 +62,8 @@ StageFacts stage_facts(const Schedule& s, const std::string& name);
 // The names of the blocks of s's current program, in program order.
 std::vector<std::string> stage_names(const Schedule& s);
 // True when `consumer` is no reduction and reads `producer`'s output at exactly its own
-// spatial axes, in order (relu after matmul; not a transpose, not a broadcast).
+// spatial axes, each once, in any order (relu after matmul, the copy out of a write
+// cache laid out in another order; not a broadcast).
 bool is_elementwise_consumer(const Schedule& s, const std::string& producer, const std::string& consumer);
 
 }  // namespace temper::schedule_space

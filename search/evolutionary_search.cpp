@@ -7,7 +7,6 @@
 
 #include "compiler/ir/printer.h"
 #include "compiler/lower/lower.h"
-#include "compiler/lower/split_host_device.h"
 #include "compiler/runtime/file_io.h"
 #include "cost_model/features.h"
 
@@ -49,14 +48,15 @@ bool by_score(const ScoredCandidate& a, const ScoredCandidate& b) {
 
 }  // namespace
 
-std::optional<ScoredCandidate> evaluate(AutoCandidate candidate, const GpuLimits* limits) {
+std::optional<ScoredCandidate> evaluate(AutoCandidate candidate, const CandidateLimits& limits) {
+  if (!fits_registers(candidate.schedule.func(), limits)) return std::nullopt;
   PrimFunc lowered;
   try {
     lowered = lower(candidate.schedule.func());
-    if (limits) check_gpu_limits(split_host_device(lowered), *limits);
   } catch (const UserError&) {
-    return std::nullopt;  // ScheduleError and GpuLimitError included
+    return std::nullopt;  // ScheduleError included
   }
+  if (!fits_device(lowered, limits)) return std::nullopt;
   ScoredCandidate c{std::move(candidate), fnv1a(to_string(lowered)), cost_model::candidate_features(lowered), 0};
   return c;
 }
@@ -65,7 +65,7 @@ EvolutionarySearch::EvolutionarySearch(const schedule_space::AutoSpace& space,
                                        std::unique_ptr<cost_model::CostModel> model, std::string group, uint64_t seed,
                                        EvolutionOptions options)
     : space_(space), model_(std::move(model)), group_(std::move(group)), options_(options), rng_(seed) {
-  if (space.target().is_gpu()) gpu_limits_ = gpu_limits(space.target());
+  limits_ = candidate_limits(space.target());
 }
 
 void EvolutionarySearch::add_measured(const std::vector<AutoCandidate>& candidates, const std::vector<double>& costs) {
@@ -76,7 +76,7 @@ void EvolutionarySearch::add_measured(const std::vector<AutoCandidate>& candidat
     // This search's own candidates were lowered when scored; the log's are lowered here.
     auto known = memo_.find(decisions_key(candidates[i]));
     if (known == memo_.end()) {
-      std::optional<ScoredCandidate> c = evaluate(candidates[i], gpu_limits_ ? &*gpu_limits_ : nullptr);
+      std::optional<ScoredCandidate> c = evaluate(candidates[i], limits_);
       Evaluation e;
       if (c) e = {true, c->hash, std::move(c->features)};
       known = memo_.emplace(decisions_key(candidates[i]), std::move(e)).first;
@@ -123,7 +123,7 @@ std::vector<ScoredCandidate> EvolutionarySearch::evaluate_all(const std::vector<
   }
   std::vector<std::optional<ScoredCandidate>> evaluated(missing.size());
   parallel_for(static_cast<int64_t>(missing.size()),
-               [&](int64_t k) { evaluated[k] = evaluate(*candidates[missing[k]], gpu_limits_ ? &*gpu_limits_ : nullptr); });
+               [&](int64_t k) { evaluated[k] = evaluate(*candidates[missing[k]], limits_); });
   if (memo_.size() > 50000) memo_.clear();  // bounds the memory of a long job
   for (size_t k = 0; k < missing.size(); ++k) {
     Evaluation e;

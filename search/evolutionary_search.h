@@ -28,7 +28,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "compiler/codegen/gpu/gpu_limits.h"
+#include "search/candidate_limits.h"
 #include "cost_model/cost_model.h"
 #include "schedule_space/auto_space.h"
 #include "search/mutation.h"
@@ -53,9 +53,9 @@ struct ScoredCandidate {
 };
 
 // The structural hash and features of a candidate's lowered program; nullopt when it does
-// not lower or, given a GPU's limits, a kernel of it breaks them (too many threads, too
-// much shared memory). Safe to call from several threads.
-std::optional<ScoredCandidate> evaluate(schedule_space::AutoCandidate candidate, const GpuLimits* limits = nullptr);
+// not lower or breaks the limits (a GPU kernel with too many threads or too much shared
+// memory, a CPU register tile larger than the registers). Safe to call from several threads.
+std::optional<ScoredCandidate> evaluate(schedule_space::AutoCandidate candidate, const CandidateLimits& limits = {});
 
 class EvolutionarySearch {
  public:
@@ -82,7 +82,7 @@ class EvolutionarySearch {
   std::string group_;
   EvolutionOptions options_;
   std::mt19937_64 rng_;
-  std::optional<GpuLimits> gpu_limits_;  // GPU targets
+  CandidateLimits limits_;
   std::unordered_set<uint64_t> seen_;                               // measured or proposed
   std::vector<std::pair<double, schedule_space::AutoCandidate>> measured_;  // valid ones, best first
 

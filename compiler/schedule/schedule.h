@@ -144,11 +144,16 @@ class Schedule {
   // A new block copies the buffer of block's reads[read_buffer_index] into a new buffer
   // in `scope`; block then reads the copy. The copy is placed before the loop nest of
   // `block`. Returns the copy block (named <buffer>_<scope>).
-  BlockRV cache_read(BlockRV block, int read_buffer_index, const std::string& scope);
+  // layout, when given, orders the copy's dimensions: dimension d of the copy is
+  // dimension layout[d] of the buffer (a permutation), so that the axis a register
+  // tile runs along can be made the contiguous one (a layout rewrite of the read).
+  BlockRV cache_read(BlockRV block, int read_buffer_index, const std::string& scope,
+                     const std::vector<int>& layout = {});
   // block writes a new buffer in `scope` instead of writes[write_buffer_index]; a new
   // block placed after block's loop nest copies it to the original buffer. Returns the
-  // copy block (named <buffer>_<scope>).
-  BlockRV cache_write(BlockRV block, int write_buffer_index, const std::string& scope);
+  // copy block (named <buffer>_<scope>). layout as for cache_read.
+  BlockRV cache_write(BlockRV block, int write_buffer_index, const std::string& scope,
+                      const std::vector<int>& layout = {});
   // TVM's rfactor: the reduction over `loop` (a loop that binds only reduction
   // variables) becomes a spatial axis of a new buffer <buffer>_rf, inserted at
   // factor_axis of the output's shape; a new block <block>_rf computes the partial

@@ -41,8 +41,8 @@ constexpr KindInfo kKinds[] = {
     {InstKind::ComputeAt, "ComputeAt", "bl", "", "", false},
     {InstKind::ReverseComputeAt, "ReverseComputeAt", "bl", "", "", false},
     {InstKind::ComputeInline, "ComputeInline", "b", "", "", false},
-    {InstKind::CacheRead, "CacheRead", "b", "is", "b", false},
-    {InstKind::CacheWrite, "CacheWrite", "b", "is", "b", false},
+    {InstKind::CacheRead, "CacheRead", "b", "isI?", "b", false},
+    {InstKind::CacheWrite, "CacheWrite", "b", "isI?", "b", false},
     {InstKind::RFactor, "RFactor", "l", "i", "b", false},
     {InstKind::DecomposeReduction, "DecomposeReduction", "bl", "", "b", false},
     {InstKind::Tensorize, "Tensorize", "l", "s", "", false},
@@ -124,6 +124,11 @@ bool attr_fits(char letter, const nlohmann::json& a) {
       return all([](const nlohmann::json& x) { return x.is_number(); });
   }
   return false;
+}
+
+// A cache stage's layout attribute (absent: the buffer's own order).
+std::vector<int> layout_attr(const nlohmann::json& attrs) {
+  return attrs.size() > 2 ? attrs[2].get<std::vector<int>>() : std::vector<int>{};
 }
 
 std::string where(size_t index, InstKind k) {
@@ -431,10 +436,10 @@ Schedule Trace::replay_with(const PrimFunc& f, const std::vector<std::optional<s
           s.compute_inline(block(0));
           break;
         case InstKind::CacheRead:
-          out(std::vector{s.cache_read(block(0), a[0].get<int>(), a[1].get<std::string>())});
+          out(std::vector{s.cache_read(block(0), a[0].get<int>(), a[1].get<std::string>(), layout_attr(a))});
           break;
         case InstKind::CacheWrite:
-          out(std::vector{s.cache_write(block(0), a[0].get<int>(), a[1].get<std::string>())});
+          out(std::vector{s.cache_write(block(0), a[0].get<int>(), a[1].get<std::string>(), layout_attr(a))});
           break;
         case InstKind::RFactor:
           out(std::vector{s.rfactor(loop(0), a[0].get<int>())});

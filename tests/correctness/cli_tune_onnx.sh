@@ -66,7 +66,7 @@ expect "^stopped +trial budget reached after 16 trials in "
 echo "== --space both: templates and the auto-scheduler share the trials; the build takes the faster"
 run tune cnn.onnx --db both.db --trials 48 --space both --seed 1 "${fast[@]}"
 expect "^tuner +xgb, seed 1, 48 trials shared by expected gain \(gradient task scheduler\), 4 per turn$"
-expect "^ +0 +1 +auto +6 sketches +$conv1$"
+expect "^ +0 +1 +auto +12 sketches +$conv1$"
 expect "^ +2 +1 +auto +2 sketches +$dense$"
 # The warm-up gives every task one turn first, in order (its template first); a task's
 # later turns alternate between its explorers.

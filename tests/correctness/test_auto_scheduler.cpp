@@ -85,10 +85,10 @@ class GpuSampledCandidates : public ::testing::TestWithParam<const char*> {};
 TEST_P(GpuSampledCandidates, MatchTheReferenceOnOpenClAndCompileForCuda) {
   const Target opencl = Target::parse("opencl");
   AutoSpace space(ops::Workload::parse(GetParam()), opencl);
-  GpuLimits limits = gpu_limits(opencl);
+  CandidateLimits limits = candidate_limits(opencl);
   std::mt19937_64 rng(5);
   std::vector<AutoCandidate> sampled =
-      space.sample(2, rng, [&](const AutoCandidate& c) { return evaluate(c, &limits).has_value(); });
+      space.sample(2, rng, [&](const AutoCandidate& c) { return evaluate(c, limits).has_value(); });
   ASSERT_EQ(sampled.size(), 2u);
   std::string why;
   bool have_nvrtc = nvrtc_available(&why);

@@ -34,21 +34,53 @@ TEST(SketchGeneration, AMatmulIsTiledWithOrWithoutPackingAndACacheWriteFusedAtTw
 }
 
 TEST(SketchGeneration, AnElementwiseConsumerIsFusedInsteadOfACacheWrite) {
-  // dense's bias and relu are one block reading the product at its own indices.
+  // dense's bias and relu are one block reading the product at its own indices. Its
+  // weight W[j, k], read along j a row apart, is copied as [k, j] or not.
   EXPECT_EQ(descriptions("dense:M=16,N=32,K=24,bias=1,act=relu"),
-            (Strings{"tile dense_matmul SSRSRS, fuse dense after S0", "tile dense_matmul SSRSRS, fuse dense after S1"}));
+            (Strings{"cache-read W_global, tile dense_matmul SSRSRS, fuse dense after S0",
+                     "cache-read W_global, tile dense_matmul SSRSRS, fuse dense after S1",
+                     "tile dense_matmul SSRSRS, fuse dense after S0", "tile dense_matmul SSRSRS, fuse dense after S1"}));
 }
 
 TEST(SketchGeneration, AConvolutionsPaddingIsLeftToAnnotation) {
   // The padding stage has a select: not strictly inlinable, so no rule takes it.
   // The padded input, read along the innermost spatial axis and reused across the output
   // channels, is the packable read.
+  // Vectorized along the output channels (j), the weight copied with them last; or
+  // along the output columns (l), the padded input copied.
   EXPECT_EQ(descriptions("conv2d:N=1,C=4,H=10,W=10,K=8,R=3,S=3,pad=1"),
-            (Strings{"cache-read conv2d_pad_global, cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S0",
+            (Strings{"vectorize conv2d along j, cache-read weight_global, cache-write conv2d, tile conv2d SSRSRS, "
+                     "fuse conv2d_local after S0",
+                     "vectorize conv2d along j, cache-read weight_global, cache-write conv2d, tile conv2d SSRSRS, "
+                     "fuse conv2d_local after S1",
+                     "vectorize conv2d along j, cache-read weight_global, tile conv2d SSRSRS",
+                     "vectorize conv2d along j, cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S0",
+                     "vectorize conv2d along j, cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S1",
+                     "vectorize conv2d along j, tile conv2d SSRSRS",
+                     "cache-read conv2d_pad_global, cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S0",
                      "cache-read conv2d_pad_global, cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S1",
                      "cache-read conv2d_pad_global, tile conv2d SSRSRS",
                      "cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S0",
                      "cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S1", "tile conv2d SSRSRS"}));
+}
+
+TEST(SketchGeneration, APackedReadIsLaidOutWithTheVectorAxisLast) {
+  // Attention's Q K^T: K[b, j, k] is read along j, the innermost spatial axis, a row
+  // apart; its copy is K[b, k, j].
+  AutoSpace space(ops::Workload::parse("batch_matmul:B=2,M=16,N=16,K=8,transpose_b=1"), two_cores());
+  ASSERT_EQ(space.sketches()[2].description, "cache-read B_global, tile batch_matmul SSRSRS");
+  AutoCandidate c = space.instantiate(2, {}, 3);
+  std::string program = to_string(c.schedule.func());
+  EXPECT_NE(program.find("allocate B_global: float32[2, 8, 16]"), std::string::npos) << program;
+  // conv2d along its output channels: weight[k, c, r, s] copied as [c, r, s, k], the
+  // local tile as [n, p, q, k].
+  AutoSpace conv(ops::Workload::parse("conv2d:N=1,C=4,H=10,W=10,K=8,R=3,S=3,pad=1"), two_cores());
+  std::string conv_program = to_string(conv.instantiate(0, {}, 3).schedule.func());
+  EXPECT_NE(conv_program.find("weight_global[v1, v2, v3, v0] = weight[v0, v1, v2, v3]"), std::string::npos)
+      << conv_program;
+  EXPECT_NE(conv_program.find("conv2d[v0_1, v1_1, v2_1, v3_1] = conv2d_local[v0_1, v2_1, v3_1, v1_1]"),
+            std::string::npos)
+      << conv_program;
 }
 
 TEST(SketchGeneration, ReductionsWithLittleParallelismForkOnRfactor) {
@@ -67,11 +99,11 @@ TEST(SketchGeneration, ElementwiseOpsGetOneSketchWithoutRules) {
 
 TEST(SketchGeneration, InstantiatingWithDecisionsGivesThatProgram) {
   AutoSpace space(ops::Workload::parse("dense:M=8,N=16,K=4,bias=1,act=relu"), two_cores());
-  ASSERT_EQ(space.sketches()[1].description, "tile dense_matmul SSRSRS, fuse dense after S1");
+  ASSERT_EQ(space.sketches()[3].description, "tile dense_matmul SSRSRS, fuse dense after S1");
   // Tiles of i, j and k; then the parallel draw (fuse 3 loops) and the unroll draw (16).
   Decisions d = {std::vector<int64_t>{1, 2, 2, 2}, std::vector<int64_t>{1, 2, 4, 2}, std::vector<int64_t>{2, 2},
                  std::vector<int64_t>{0}, std::vector<int64_t>{1}};
-  AutoCandidate c = space.instantiate(1, d, 0);
+  AutoCandidate c = space.instantiate(3, d, 0);
   EXPECT_EQ(c.decisions(), d);
   EXPECT_EQ(c.kinds, (std::vector<DecisionKind>{DecisionKind::TileSize, DecisionKind::TileSize,
                                                 DecisionKind::TileSize, DecisionKind::Parallel, DecisionKind::Unroll}));
@@ -126,7 +158,7 @@ TEST(SketchGeneration, InstantiatingWithDecisionsGivesThatProgram) {
   EXPECT_EQ(to_string(c.schedule.trace().replay(space.op().func).func()), to_string(c.schedule.func()));
   std::optional<AutoCandidate> back = space.from_trace(c.schedule.trace());
   ASSERT_TRUE(back.has_value());
-  EXPECT_EQ(back->sketch, 1);
+  EXPECT_EQ(back->sketch, 3);
   EXPECT_EQ(back->decisions(), d);
 }
 
@@ -162,8 +194,8 @@ TEST(SketchGeneration, AUserRuleComesFirstWhereItIsPut) {
   SketchRules rules = default_sketch_rules(two_cores());
   rules.insert(rules.begin(), std::make_shared<InlineSelects>());
   AutoSpace space(ops::Workload::parse("conv2d:N=1,C=4,H=10,W=10,K=8,R=3,S=3,pad=1"), two_cores(), rules);
-  ASSERT_EQ(space.sketches().size(), 6u);
-  EXPECT_EQ(space.sketches()[5].description, "tile conv2d SSRSRS, inline-selects conv2d_pad");
+  ASSERT_EQ(space.sketches().size(), 12u);
+  EXPECT_EQ(space.sketches()[11].description, "tile conv2d SSRSRS, inline-selects conv2d_pad");
   std::mt19937_64 rng(1);
   AutoCandidate c = space.sample(1, rng, [](const AutoCandidate&) { return true; })[0];
   EXPECT_EQ(to_string(c.schedule.func()).find("conv2d_pad"), std::string::npos);

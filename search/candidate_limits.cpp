@@ -1,0 +1,82 @@
+#include "search/candidate_limits.h"
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "compiler/ir/functor.h"
+#include "compiler/lower/split_host_device.h"
+#include "schedule_space/templates/register_budget.h"
+
+namespace temper::search {
+namespace {
+
+// Walks the loop nests keeping the loops around each block.
+class RegisterTileFinder : public IRVisitor {
+ public:
+  using IRVisitor::visit;
+  int64_t largest = 0;
+
+ protected:
+  void visit(const ForNode* op) override {
+    loops_.push_back(op);
+    IRVisitor::visit(op);
+    loops_.pop_back();
+  }
+  void visit(const BlockRealizeNode* op) override {
+    auto* block = static_cast<const BlockNode*>(op->block.get());
+    std::set<const VarNode*> reduce_vars;
+    for (size_t k = 0; k < block->iter_vars.size() && k < op->iter_values.size(); ++k) {
+      if (block->iter_vars[k].kind != IterKind::Reduce) continue;
+      post_order_visit(op->iter_values[k], [&](const Node* n) {
+        if (n->kind == NodeKind::Var) reduce_vars.insert(static_cast<const VarNode*>(n));
+      });
+    }
+    if (!reduce_vars.empty()) {
+      int64_t tile = 1;
+      for (auto it = loops_.rbegin(); it != loops_.rend() && !reduce_vars.count((*it)->loop_var.get()); ++it) {
+        const int64_t* extent = as_const_int((*it)->extent);
+        tile *= extent ? *extent : 1;
+      }
+      largest = std::max(largest, tile);
+    }
+    IRVisitor::visit(op);
+  }
+
+ private:
+  std::vector<const ForNode*> loops_;
+};
+
+}  // namespace
+
+CandidateLimits candidate_limits(const Target& target) {
+  CandidateLimits limits;
+  if (target.is_gpu()) {
+    limits.gpu = gpu_limits(target);
+  } else {
+    limits.max_register_tile = int64_t{schedule_space::vector_registers(target)} * schedule_space::vector_lanes(target);
+  }
+  return limits;
+}
+
+int64_t largest_register_tile(const PrimFunc& scheduled) {
+  RegisterTileFinder finder;
+  finder.visit(scheduled.body);
+  return finder.largest;
+}
+
+bool fits_registers(const PrimFunc& scheduled, const CandidateLimits& limits) {
+  return limits.max_register_tile <= 0 || largest_register_tile(scheduled) <= limits.max_register_tile;
+}
+
+bool fits_device(const PrimFunc& lowered, const CandidateLimits& limits) {
+  if (!limits.gpu) return true;
+  try {
+    check_gpu_limits(split_host_device(lowered), *limits.gpu);
+  } catch (const UserError&) {
+    return false;  // GpuLimitError, or a program split_host_device refuses
+  }
+  return true;
+}
+
+}  // namespace temper::search

@@ -1,0 +1,46 @@
+// The limits the auto-scheduler's search holds candidates to before scoring them: the
+// register tile of a reduction (the spatial loops inside its innermost reduction loop)
+// within the vector registers on CPU.
+#include <gtest/gtest.h>
+
+#include "search/candidate_limits.h"
+#include "test_schedule_workloads.h"
+
+namespace temper::search {
+namespace {
+
+TEST(CandidateLimits, TheRegisterTileIsTheSpatialLoopsInsideTheInnermostReductionLoop) {
+  Schedule s(testing::matmul(64, 64, 32));
+  // As defined, k is innermost: a tile of one element.
+  EXPECT_EQ(largest_register_tile(s.func()), 1);
+  BlockRV c = s.get_block("C");
+  std::vector<LoopRV> loops = s.get_loops(c);
+  std::vector<LoopRV> i = s.split(loops[0], {16, 4});
+  std::vector<LoopRV> j = s.split(loops[1], {4, 16});
+  std::vector<LoopRV> k = s.split(loops[2], {8, 4});
+  // i_o j_o k_o i_i k_i j_i: inside k_i, a tile of 16 columns.
+  s.reorder({i[0], j[0], k[0], i[1], k[1], j[1]});
+  EXPECT_EQ(largest_register_tile(s.func()), 16);
+  // i_o j_o k_o k_i i_i j_i: 4 x 16.
+  s.reorder({k[1], i[1]});
+  EXPECT_EQ(largest_register_tile(s.func()), 64);
+}
+
+TEST(CandidateLimits, ACpuRegisterTileMayFillTheVectorRegisters) {
+  // AVX2: 16 registers of 8 floats; AVX-512: 32 of 16.
+  EXPECT_EQ(candidate_limits(Target::parse("llvm -mcpu=haswell")).max_register_tile, 128);
+  EXPECT_EQ(candidate_limits(Target::parse("llvm -mcpu=skylake-avx512")).max_register_tile, 512);
+  CandidateLimits gpu = candidate_limits(Target::parse("opencl"));
+  EXPECT_EQ(gpu.max_register_tile, 0);
+  EXPECT_TRUE(gpu.gpu.has_value());
+
+  Schedule s(testing::matmul(64, 64, 32));
+  std::vector<LoopRV> loops = s.get_loops(s.get_block("C"));
+  s.reorder({loops[2], loops[0], loops[1]});  // k outermost: the whole 64 x 64 output is the tile
+  CandidateLimits cpu = candidate_limits(Target::parse("llvm -mcpu=haswell"));
+  EXPECT_FALSE(fits_registers(s.func(), cpu));
+  EXPECT_TRUE(fits_registers(testing::matmul(64, 64, 32), cpu));
+}
+
+}  // namespace
+}  // namespace temper::search
