@@ -15,7 +15,7 @@ namespace {
 class RegisterTileFinder : public IRVisitor {
  public:
   using IRVisitor::visit;
-  int64_t largest = 0;
+  RegisterTile largest;
 
  protected:
   void visit(const ForNode* op) override {
@@ -33,12 +33,13 @@ class RegisterTileFinder : public IRVisitor {
       });
     }
     if (!reduce_vars.empty()) {
-      int64_t tile = 1;
+      RegisterTile tile;
       for (auto it = loops_.rbegin(); it != loops_.rend() && !reduce_vars.count((*it)->loop_var.get()); ++it) {
         const int64_t* extent = as_const_int((*it)->extent);
-        tile *= extent ? *extent : 1;
+        tile.elements *= extent ? *extent : 1;
+        if (it == loops_.rbegin()) tile.innermost = extent ? *extent : 1;
       }
-      largest = std::max(largest, tile);
+      if (tile.elements > largest.elements) largest = tile;
     }
     IRVisitor::visit(op);
   }
@@ -54,19 +55,26 @@ CandidateLimits candidate_limits(const Target& target) {
   if (target.is_gpu()) {
     limits.gpu = gpu_limits(target);
   } else {
-    limits.max_register_tile = int64_t{schedule_space::vector_registers(target)} * schedule_space::vector_lanes(target);
+    limits.vector_lanes = schedule_space::vector_lanes(target);
+    limits.max_register_tile = int64_t{schedule_space::vector_registers(target)} * limits.vector_lanes;
   }
   return limits;
 }
 
-int64_t largest_register_tile(const PrimFunc& scheduled) {
+RegisterTile largest_register_tile(const PrimFunc& scheduled) {
   RegisterTileFinder finder;
   finder.visit(scheduled.body);
   return finder.largest;
 }
 
 bool fits_registers(const PrimFunc& scheduled, const CandidateLimits& limits) {
-  return limits.max_register_tile <= 0 || largest_register_tile(scheduled) <= limits.max_register_tile;
+  return limits.max_register_tile <= 0 || largest_register_tile(scheduled).elements <= limits.max_register_tile;
+}
+
+bool fills_registers(const PrimFunc& scheduled, const CandidateLimits& limits) {
+  if (limits.max_register_tile <= 0 || limits.vector_lanes <= 0) return true;
+  RegisterTile tile = largest_register_tile(scheduled);
+  return tile.elements * 4 >= limits.max_register_tile && tile.innermost % limits.vector_lanes == 0;
 }
 
 bool fits_device(const PrimFunc& lowered, const CandidateLimits& limits) {

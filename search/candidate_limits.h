@@ -17,16 +17,27 @@ namespace temper::search {
 struct CandidateLimits {
   std::optional<GpuLimits> gpu;   // GPU targets: threads and shared memory per kernel
   int64_t max_register_tile = 0;  // CPU: elements of a reduction's register tile; 0: no bound
+  int vector_lanes = 0;           // CPU: elements of one vector register
 };
 
 // The target's limits. CPU: a register tile may fill the vector registers, no more -- a
 // larger one spills in the innermost loop of the reduction.
 CandidateLimits candidate_limits(const Target& target);
 
-// Elements of the largest register tile of `scheduled` (before lowering): for each block
-// with a reduction, the product of the extents of the spatial loops inside its innermost
-// reduction loop (multi-level tiling's innermost level, S3 of SSRSRS).
-int64_t largest_register_tile(const PrimFunc& scheduled);
+// The largest register tile of `scheduled` (before lowering): for each block with a
+// reduction, the spatial loops inside its innermost reduction loop (multi-level tiling's
+// innermost level, S3 of SSRSRS); elements 1 where a reduction loop is innermost.
+struct RegisterTile {
+  int64_t elements = 1;   // product of those loops' extents
+  int64_t innermost = 1;  // extent of the innermost of them: the vectorized loop
+};
+RegisterTile largest_register_tile(const PrimFunc& scheduled);
+
+// A register tile that keeps the FMA units busy: at least a quarter of the maximum (4
+// vectors of accumulators with AVX2) and whole vectors along its vectorized loop. The
+// search prefers random candidates with one (a prior, not a limit: mutation still goes
+// anywhere within the limits). Always true without a CPU register bound.
+bool fills_registers(const PrimFunc& scheduled, const CandidateLimits& limits);
 
 // True when the register tiles of `scheduled` (before lowering: cheap) fit.
 bool fits_registers(const PrimFunc& scheduled, const CandidateLimits& limits);

@@ -42,6 +42,11 @@ void parallel_for(int64_t n, Fn&& fn) {
   if (failure) std::rethrow_exception(failure);
 }
 
+// Share of random draws without a register tile that fills the registers that are
+// dropped: the rest keep the population from losing such programs altogether (a
+// workload whose tiles cannot fill them, an elementwise op).
+constexpr double kRandomTilePrior = 0.9;
+
 bool by_score(const ScoredCandidate& a, const ScoredCandidate& b) {
   return a.score > b.score;
 }
@@ -103,7 +108,7 @@ void EvolutionarySearch::score(std::vector<ScoredCandidate>& candidates) const {
   for (size_t i = 0; i < candidates.size(); ++i) candidates[i].score = scores[i];
 }
 
-std::vector<ScoredCandidate> EvolutionarySearch::evaluate_all(const std::vector<Spec>& specs) {
+std::vector<ScoredCandidate> EvolutionarySearch::evaluate_all(const std::vector<Spec>& specs, bool random_draws) {
   // Instantiating is cheap; lowering is most of the search's time, and mutations often
   // arrive at a program met before: those come from the memo.
   std::vector<std::optional<AutoCandidate>> candidates(specs.size());
@@ -114,6 +119,17 @@ std::vector<ScoredCandidate> EvolutionarySearch::evaluate_all(const std::vector<
       // an illegal schedule: not a candidate
     }
   });
+  if (random_draws) {
+    // The register-tile prior: most random draws of a tiled sketch whose tile would leave
+    // the FMA units waiting are dropped before lowering (kRandomTilePrior of them).
+    for (size_t i = 0; i < specs.size(); ++i) {
+      bool tiled = candidates[i] && !space_.sketches()[candidates[i]->sketch].tiled.empty();
+      if (tiled && !fills_registers(candidates[i]->schedule.func(), limits_) &&
+          std::uniform_real_distribution<double>(0, 1)(rng_) < kRandomTilePrior) {
+        candidates[i].reset();
+      }
+    }
+  }
   std::vector<std::string> keys(specs.size());
   std::vector<int64_t> missing;
   for (size_t i = 0; i < specs.size(); ++i) {
@@ -156,7 +172,7 @@ std::vector<ScoredCandidate> EvolutionarySearch::initial_population(std::vector<
     for (int i = static_cast<int>(random.size()); i < want && draws < max_draws; ++i, ++draws) {
       specs.push_back({sketch(rng_), {}, rng_()});
     }
-    for (ScoredCandidate& c : evaluate_all(specs)) random.push_back(std::move(c));
+    for (ScoredCandidate& c : evaluate_all(specs, /*random_draws=*/true)) random.push_back(std::move(c));
   }
   if (random.empty() && population.empty()) {
     throw UserError(str("the auto-scheduler found no valid candidate for ", space_.workload().to_string(), " on ",

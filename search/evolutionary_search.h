@@ -101,7 +101,8 @@ class EvolutionarySearch {
   std::unordered_map<std::string, Evaluation> memo_;
 
   // The specs instantiated and evaluated (in parallel); the ones that fail are left out.
-  std::vector<ScoredCandidate> evaluate_all(const std::vector<Spec>& specs);
+  // random_draws: specs without decisions, held to the register-tile prior.
+  std::vector<ScoredCandidate> evaluate_all(const std::vector<Spec>& specs, bool random_draws = false);
   std::vector<ScoredCandidate> initial_population(std::vector<ScoredCandidate>& random);
   std::vector<ScoredCandidate> evolve(const std::vector<ScoredCandidate>& population);
   void score(std::vector<ScoredCandidate>& candidates) const;

@@ -12,7 +12,7 @@ namespace {
 TEST(CandidateLimits, TheRegisterTileIsTheSpatialLoopsInsideTheInnermostReductionLoop) {
   Schedule s(testing::matmul(64, 64, 32));
   // As defined, k is innermost: a tile of one element.
-  EXPECT_EQ(largest_register_tile(s.func()), 1);
+  EXPECT_EQ(largest_register_tile(s.func()).elements, 1);
   BlockRV c = s.get_block("C");
   std::vector<LoopRV> loops = s.get_loops(c);
   std::vector<LoopRV> i = s.split(loops[0], {16, 4});
@@ -20,10 +20,11 @@ TEST(CandidateLimits, TheRegisterTileIsTheSpatialLoopsInsideTheInnermostReductio
   std::vector<LoopRV> k = s.split(loops[2], {8, 4});
   // i_o j_o k_o i_i k_i j_i: inside k_i, a tile of 16 columns.
   s.reorder({i[0], j[0], k[0], i[1], k[1], j[1]});
-  EXPECT_EQ(largest_register_tile(s.func()), 16);
+  EXPECT_EQ(largest_register_tile(s.func()).elements, 16);
   // i_o j_o k_o k_i i_i j_i: 4 x 16.
   s.reorder({k[1], i[1]});
-  EXPECT_EQ(largest_register_tile(s.func()), 64);
+  EXPECT_EQ(largest_register_tile(s.func()).elements, 64);
+  EXPECT_EQ(largest_register_tile(s.func()).innermost, 16);
 }
 
 TEST(CandidateLimits, ACpuRegisterTileMayFillTheVectorRegisters) {
@@ -40,6 +41,23 @@ TEST(CandidateLimits, ACpuRegisterTileMayFillTheVectorRegisters) {
   CandidateLimits cpu = candidate_limits(Target::parse("llvm -mcpu=haswell"));
   EXPECT_FALSE(fits_registers(s.func(), cpu));
   EXPECT_TRUE(fits_registers(testing::matmul(64, 64, 32), cpu));
+}
+
+TEST(CandidateLimits, ATileFillsTheRegistersWithFourVectorsOrMore) {
+  CandidateLimits cpu = candidate_limits(Target::parse("llvm -mcpu=haswell"));
+  auto tiled = [](int64_t rows, int64_t columns) {
+    Schedule s(testing::matmul(64, 64, 32));
+    std::vector<LoopRV> loops = s.get_loops(s.get_block("C"));
+    std::vector<LoopRV> i = s.split(loops[0], {std::nullopt, rows});
+    std::vector<LoopRV> j = s.split(loops[1], {std::nullopt, columns});
+    s.reorder({i[0], j[0], loops[2], i[1], j[1]});
+    return s.func();
+  };
+  EXPECT_TRUE(fills_registers(tiled(4, 8), cpu));    // 4 vectors
+  EXPECT_TRUE(fills_registers(tiled(8, 16), cpu));   // 16 vectors
+  EXPECT_FALSE(fills_registers(tiled(2, 8), cpu));   // 2 vectors: the FMA units wait
+  EXPECT_FALSE(fills_registers(tiled(8, 4), cpu));   // half vectors
+  EXPECT_TRUE(fills_registers(tiled(2, 8), candidate_limits(Target::parse("opencl"))));
 }
 
 }  // namespace
