@@ -52,10 +52,10 @@ const std::map<std::string, std::string> kWorkloads = {
 // The auto-scheduler's job: its best over the whole job, and over its sketches' candidates
 // alone (leaving out the default schedule it measures first).
 search::TuneResult tune_auto(const ops::Workload& workload, measure::Builder& builder, measure::Runner& runner,
-                             tuning_db::Database& db, const search::TuneOptions& options,
+                             tuning_db::Database& db, const search::TuneOptions& options, uint64_t seed,
                              std::optional<tuning_db::TuningRecord>* sketch_best) {
   schedule_space::AutoSpace space(workload, kTarget);
-  search::AutoExplorer explorer(space, cost_model::make_cost_model("xgb", {}), 0);
+  search::AutoExplorer explorer(space, cost_model::make_cost_model("xgb", {}), seed);
   search::TuneResult result = search::tune(explorer, builder, runner, db, options);
   nlohmann::json default_trace = ops::schedule_cpu_default(space.op(), kTarget).trace().to_json();
   for (const tuning_db::TuningRecord& r : db.records_for(tuning_db::WorkloadKey::from(workload), kTarget.to_string())) {
@@ -107,7 +107,7 @@ void check_onednn(const std::function<void()>& kernel, OnednnConv2d* conv, ops::
 }
 
 void run_workload(const std::string& label, const std::vector<std::string>& tuners, int trials, int rounds,
-                  const std::string& log_dir) {
+                  const std::string& log_dir, uint64_t seed) {
   ops::Workload workload = ops::Workload::parse(kWorkloads.at(label));
   std::unique_ptr<schedule_space::Task> task = schedule_space::Task::create(workload, kTarget);
   std::printf("\n%s  (%s, %lld configs, %d trials per tuner)\n", label.c_str(), workload.to_string().c_str(),
@@ -131,9 +131,9 @@ void run_workload(const std::string& label, const std::vector<std::string>& tune
     TunerRun run{name, {}};
     std::optional<tuning_db::TuningRecord> sketch_best;
     if (name == "auto") {
-      run.result = tune_auto(workload, builder, runner, db, options, &sketch_best);
+      run.result = tune_auto(workload, builder, runner, db, options, seed, &sketch_best);
     } else {
-      std::unique_ptr<search::Tuner> tuner = search::make_tuner(name, *task, 0);
+      std::unique_ptr<search::Tuner> tuner = search::make_tuner(name, *task, seed);
       run.result = search::tune(*task, *tuner, builder, runner, db, options);
     }
     const std::vector<double>& curve = run.result.best_curve;
@@ -248,9 +248,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> tuners = {"random", "grid", "ga"};
   std::vector<std::string> workloads = {"matmul", "conv56", "conv28"};
   std::string log_dir = std::filesystem::temp_directory_path() / "temper_tune_bench";
+  uint64_t seed = 0;
   const char* usage =
       "usage: tune_matmul [--trials N] [--tuners random,grid,ga,xgb,auto] "
-      "[--workloads matmul,conv56,conv28,conv14,conv7] [--rounds N] [--log-dir DIR]";
+      "[--workloads matmul,conv56,conv28,conv14,conv7] [--rounds N] [--log-dir DIR] [--seed N]";
   try {
     for (int i = 1; i < argc; ++i) {
       std::string arg = argv[i];
@@ -265,6 +266,8 @@ int main(int argc, char** argv) {
         workloads = bench::split_list(argv[++i], ',');
       } else if (arg == "--log-dir" && has_value) {
         log_dir = argv[++i];
+      } else if (arg == "--seed" && has_value) {
+        seed = std::strtoull(argv[++i], nullptr, 10);
       } else {
         throw UserError(str("unknown argument '", arg, "'; ", usage));
       }
@@ -273,9 +276,9 @@ int main(int argc, char** argv) {
       if (!bench::kWorkloads.count(w)) throw UserError(str("unknown workload '", w, "'; ", usage));
     }
     std::filesystem::create_directories(log_dir);
-    std::printf("fp32, %d threads, target %s; logs in %s\n", temper_get_num_threads(),
-                bench::kTarget.to_string().c_str(), log_dir.c_str());
-    for (const std::string& w : workloads) bench::run_workload(w, tuners, trials, rounds, log_dir);
+    std::printf("fp32, %d threads, target %s; logs in %s; seed %llu\n", temper_get_num_threads(),
+                bench::kTarget.to_string().c_str(), log_dir.c_str(), static_cast<unsigned long long>(seed));
+    for (const std::string& w : workloads) bench::run_workload(w, tuners, trials, rounds, log_dir, seed);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tune_matmul: error: %s\n", e.what());
     return 1;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
+#include "compiler/ir/functor.h"
 #include "compiler/lower/unroll_loops.h"
 #include "compiler/ops/block_info.h"
 
@@ -140,14 +142,43 @@ void sample_parallel(Schedule& s, const SketchContext& ctx, DecisionFeed& feed, 
   }
 }
 
+// True when every access of the block realized by `realize` moves along its last
+// dimension only, or not at all, as `loop` advances: vectorized, it loads and stores
+// whole vectors or broadcasts, not gathers and scatters (the copy of a layout rewrite
+// reads along one dimension and writes along another).
+bool unit_stride_along(const BlockRealizeNode* realize, const Var& loop) {
+  auto uses = [](const Expr& e, const std::set<const VarNode*>& vars) {
+    bool found = false;
+    post_order_visit(e, [&](const Node* n) {
+      found |= n->kind == NodeKind::Var && vars.count(static_cast<const VarNode*>(n));
+    });
+    return found;
+  };
+  auto* block = static_cast<const BlockNode*>(realize->block.get());
+  std::set<const VarNode*> moving;
+  for (size_t k = 0; k < block->iter_vars.size() && k < realize->iter_values.size(); ++k) {
+    if (uses(realize->iter_values[k], {loop.get()})) moving.insert(block->iter_vars[k].var.get());
+  }
+  bool unit = true;
+  auto check = [&](const std::vector<Expr>& indices) {
+    for (size_t d = 0; d + 1 < indices.size(); ++d) unit = unit && !uses(indices[d], moving);
+  };
+  post_order_visit(block->body, [&](const Node* n) {
+    if (n->kind == NodeKind::BufferLoad) check(static_cast<const BufferLoadNode*>(n)->indices);
+    if (n->kind == NodeKind::BufferStore) check(static_cast<const BufferStoreNode*>(n)->indices);
+  });
+  return unit;
+}
+
 void vectorize_innermost(Schedule& s) {
   for (const ops::BlockInfo& b : ops::collect_blocks(s.func())) {
     std::vector<LoopRV> loops = s.get_loops(s.get_block(b.name));
     if (loops.empty() || b.loop_is_reduce.back()) continue;
     const ForNode* loop = s.loop(loops.back());
     int64_t e = extent_of(s, loops.back());
-    bool only_this_block = loop->body.as<BlockRealizeNode>() != nullptr;
-    if (loop->for_kind == ForKind::Serial && only_this_block && e >= 2 && e <= 64) {
+    const BlockRealizeNode* only_this_block = loop->body.as<BlockRealizeNode>();
+    if (loop->for_kind == ForKind::Serial && only_this_block && e >= 2 && e <= 64 &&
+        unit_stride_along(only_this_block, loop->loop_var)) {
       ops::try_step([&] { s.vectorize(loops.back()); });
     }
   }

@@ -4,6 +4,7 @@
 #include <exception>
 #include <string>
 #include <limits>
+#include <map>
 
 #include "compiler/ir/printer.h"
 #include "compiler/lower/lower.h"
@@ -243,7 +244,23 @@ std::vector<AutoCandidate> EvolutionarySearch::next_batch(int n) {
   };
   std::shuffle(random.begin(), random.end(), rng_);
   for (size_t i = 0; i < random.size() && static_cast<int>(batch.size()) < n_random; ++i) take(random[i]);
-  for (size_t i = 0; i < met.size() && static_cast<int>(batch.size()) < n; ++i) take(met[i]);
+  // Best scores first, at most half the batch from one sketch while others have
+  // candidates: a model fitted on a few measurements of one sketch rates its mutations
+  // above everything else, and the search would stop learning about the other sketches.
+  const int per_sketch = std::max(1, n / 2);
+  std::map<int, int> from_sketch;
+  for (const AutoCandidate& c : batch) ++from_sketch[c.sketch];
+  std::vector<const ScoredCandidate*> held_back;
+  for (size_t i = 0; i < met.size() && static_cast<int>(batch.size()) < n; ++i) {
+    if (from_sketch[met[i].candidate.sketch] >= per_sketch) {
+      held_back.push_back(&met[i]);
+      continue;
+    }
+    size_t before = batch.size();
+    take(met[i]);
+    if (batch.size() > before) ++from_sketch[met[i].candidate.sketch];
+  }
+  for (size_t i = 0; i < held_back.size() && static_cast<int>(batch.size()) < n; ++i) take(*held_back[i]);
   return batch;
 }
 

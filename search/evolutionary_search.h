@@ -7,8 +7,14 @@
 //      with probability growing with their score; each child is a parent with one
 //      decision mutated (mutation.h: tile sizes, compute location, parallel granularity,
 //      unroll, chosen by weight); the best few of a round survive into the next;
-//   3. the batch: the best-scored candidates met on the way, with an epsilon-greedy share
-//      of the random ones, so that a wrong model cannot keep a region unexplored.
+//   3. the batch: the best-scored candidates met on the way, at most half of it from one
+//      sketch while others have candidates, with an epsilon-greedy share of the random
+//      ones, so that a wrong model cannot keep a region unexplored.
+//
+// Random candidates of a tiled sketch are held to a register-tile prior on CPU
+// (candidate_limits.h: most draws whose tile is under 4 vectors are dropped), and every
+// candidate to the target's limits (a register tile over the vector registers, a GPU
+// kernel over the device's).
 //
 // Every candidate is lowered to be scored (its features are those of its lowered program,
 // cost_model/features.h), and a candidate that does not lower is dropped. Candidates are

@@ -72,6 +72,12 @@ TEST(SketchGeneration, APackedReadIsLaidOutWithTheVectorAxisLast) {
   AutoCandidate c = space.instantiate(2, {}, 3);
   std::string program = to_string(c.schedule.func());
   EXPECT_NE(program.find("allocate B_global: float32[2, 8, 16]"), std::string::npos) << program;
+  // The copy reads along k and writes along j: a transpose, not vectorized (gathers or
+  // scatters).
+  size_t copy = program.find("block B_global(");
+  ASSERT_NE(copy, std::string::npos);
+  size_t copy_nest = program.rfind("for (ax0", copy);
+  EXPECT_EQ(program.substr(copy_nest, copy - copy_nest).find("vectorized"), std::string::npos) << program;
   // conv2d along its output channels: weight[k, c, r, s] copied as [c, r, s, k], the
   // local tile as [n, p, q, k].
   AutoSpace conv(ops::Workload::parse("conv2d:N=1,C=4,H=10,W=10,K=8,R=3,S=3,pad=1"), two_cores());
@@ -107,7 +113,8 @@ TEST(SketchGeneration, InstantiatingWithDecisionsGivesThatProgram) {
   EXPECT_EQ(c.decisions(), d);
   EXPECT_EQ(c.kinds, (std::vector<DecisionKind>{DecisionKind::TileSize, DecisionKind::TileSize,
                                                 DecisionKind::TileSize, DecisionKind::Parallel, DecisionKind::Unroll}));
-  // The reduction's init is taken out of its reduction loops (decompose_reduction).
+  // The reduction's init is taken out of its reduction loops (decompose_reduction). W is
+  // read along j a row apart: that loop is not vectorized (gathers); the copy out is.
   EXPECT_EQ(to_string(c.schedule.func()), R"(func dense(X: float32[8, 4], W: float32[16, 4], bias: float32[16], dense: float32[8, 16]) {
   allocate dense_matmul: float32[8, 16]
   parallel for (i_0_j_0_i_1_fused, 0, 2) [pragma_auto_unroll_max_step=16] {
@@ -115,7 +122,7 @@ TEST(SketchGeneration, InstantiatingWithDecisionsGivesThatProgram) {
       for (i_2_init, 0, 2) {
         for (j_2_init, 0, 4) {
           for (i_3_init, 0, 2) {
-            vectorized for (j_3_init, 0, 2) {
+            for (j_3_init, 0, 2) {
               block dense_matmul_init(vi in [0:8] = i_0_j_0_i_1_fused * 4 + i_2_init * 2 + i_3_init, vj in [0:16] = j_1 * 8 + j_2_init * 2 + j_3_init) {
                 writes dense_matmul[vi, vj]
                 dense_matmul[vi, vj] = 0.0f
@@ -129,7 +136,7 @@ TEST(SketchGeneration, InstantiatingWithDecisionsGivesThatProgram) {
           for (j_2, 0, 4) {
             for (rk_i, 0, 2) {
               for (i_3, 0, 2) {
-                vectorized for (j_3, 0, 2) {
+                for (j_3, 0, 2) {
                   block dense_matmul(vi_1 in [0:8] = i_0_j_0_i_1_fused * 4 + i_2 * 2 + i_3, vj_1 in [0:16] = j_1 * 8 + j_2 * 2 + j_3, vrk in reduce[0:4] = rk_o * 2 + rk_i) {
                     reads dense_matmul[vi_1, vj_1], X[vi_1, vrk], W[vj_1, vrk]
                     writes dense_matmul[vi_1, vj_1]
