@@ -190,9 +190,9 @@ bool is_elementwise_consumer(const Schedule& s, const std::string& producer, con
   for (const BufferRegion& read : c->reads) {
     if (!read.buffer.same_as(out)) continue;
     if (read.region.size() != spatial.size()) return false;
-    std::set<const VarNode*> seen;
+    std::set<const Node*> seen;
     for (const Range& r : read.region) {
-      auto* v = static_cast<const VarNode*>(r.min.get());
+      const Node* v = r.min.get();  // an axis only if it is one of the spatial variables
       bool is_axis = std::find(spatial.begin(), spatial.end(), v) != spatial.end();
       if (!is_axis || !seen.insert(v).second || !is_const_int(r.extent, 1)) return false;
     }

@@ -237,10 +237,11 @@ std::vector<AutoCandidate> EvolutionarySearch::next_batch(int n) {
   int n_random = static_cast<int>(share);
   if (std::uniform_real_distribution<double>(0, 1)(rng_) < share - n_random) ++n_random;
   std::vector<AutoCandidate> batch;
+  // Adds c unless measured or proposed before; says whether it did.
   auto take = [&](const ScoredCandidate& c) {
-    if (seen_.count(c.hash)) return;
-    seen_.insert(c.hash);
+    if (!seen_.insert(c.hash).second) return false;
     batch.push_back(c.candidate);
+    return true;
   };
   std::shuffle(random.begin(), random.end(), rng_);
   for (size_t i = 0; i < random.size() && static_cast<int>(batch.size()) < n_random; ++i) take(random[i]);
@@ -256,9 +257,7 @@ std::vector<AutoCandidate> EvolutionarySearch::next_batch(int n) {
       held_back.push_back(&met[i]);
       continue;
     }
-    size_t before = batch.size();
-    take(met[i]);
-    if (batch.size() > before) ++from_sketch[met[i].candidate.sketch];
+    if (take(met[i])) ++from_sketch[met[i].candidate.sketch];
   }
   for (size_t i = 0; i < held_back.size() && static_cast<int>(batch.size()) < n; ++i) take(*held_back[i]);
   return batch;
