@@ -1,5 +1,5 @@
 // The C runtime API (c_runtime_api.h): per-thread errors, the parallel loop (on
-// thread_pool.h's pool), aligned allocation and the argument checks of generated wrappers.
+// thread_pool.h's pool), aligned allocation (block_cache.h) and the argument checks of generated wrappers.
 #include "compiler/runtime/c_runtime_api.h"
 
 #include <omp.h>
@@ -13,6 +13,7 @@
 
 #include "compiler/ir/error.h"
 #include "compiler/ir/type.h"
+#include "compiler/runtime/block_cache.h"
 #include "compiler/runtime/thread_pool.h"
 
 namespace {
@@ -21,8 +22,6 @@ thread_local std::string last_error;
 
 // 0: the default, one thread per core.
 std::atomic<int32_t> requested_num_threads{0};
-
-constexpr int64_t kAllocAlignment = 64;
 
 std::string dtype_name(uint8_t code, uint8_t bits, uint16_t lanes) {
   if (code > TEMPER_DTYPE_HANDLE) return temper::str("(type code ", int{code}, ", ", int{bits}, " bits)");
@@ -91,15 +90,13 @@ void* temper_alloc(int64_t bytes) {
     fail(temper::str("temper_alloc: negative size ", bytes));
     return nullptr;
   }
-  // aligned_alloc wants a multiple of the alignment, and a non-null result for 0 bytes.
-  int64_t rounded = (std::max<int64_t>(bytes, 1) + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;
-  void* p = std::aligned_alloc(kAllocAlignment, static_cast<size_t>(rounded));
+  void* p = temper::runtime::cached_alloc(bytes);
   if (!p) fail(temper::str("out of memory: cannot allocate ", bytes, " bytes"));
   return p;
 }
 
 void temper_free(void* ptr) {
-  std::free(ptr);
+  temper::runtime::cached_free(ptr);
 }
 
 int32_t temper_check_num_args(const char* func, int32_t num_args, int32_t expected) {

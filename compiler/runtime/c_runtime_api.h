@@ -62,7 +62,8 @@ int32_t temper_parallel_for(int64_t n, TemperParallelBody body, void* closure);
 void temper_set_num_threads(int32_t n);
 int32_t temper_get_num_threads(void);
 
-/* 64-byte aligned heap memory; NULL (with the last error set) when out of memory. */
+/* 64-byte aligned heap memory; NULL (with the last error set) when out of memory. A
+ * freed block is kept for the thread's next allocation of its size (block_cache.h). */
 void* temper_alloc(int64_t bytes);
 void temper_free(void* ptr);
 

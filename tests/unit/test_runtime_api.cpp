@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "compiler/runtime/block_cache.h"
 #include "compiler/runtime/c_runtime_api.h"
 #include "compiler/runtime/runtime_symbols.h"
 
@@ -115,6 +116,42 @@ TEST(RuntimeApi, AllocIsAlignedAndFailsCleanly) {
   EXPECT_NE(std::string(temper_get_last_error()).find("out of memory: cannot allocate"), std::string::npos);
   EXPECT_EQ(temper_alloc(-1), nullptr);
   EXPECT_NE(std::string(temper_get_last_error()).find("negative size -1"), std::string::npos);
+}
+
+// A kernel allocates its temporaries on every call: a freed block comes back for the next
+// allocation of its size on the thread, within the cache's bounds.
+TEST(RuntimeApi, AFreedBlockIsReusedForTheSameSize) {
+  std::thread([] {
+    void* a = temper_alloc(200000);
+    temper_free(a);
+    EXPECT_EQ(temper::runtime::cached_bytes(), 200704u);  // 49 pages of 4 KiB
+    void* b = temper_alloc(199000);                         // the same size class
+    EXPECT_EQ(b, a);
+    EXPECT_EQ(temper::runtime::cached_bytes(), 0u);
+    void* c = temper_alloc(300000);
+    EXPECT_NE(c, a);
+    temper_free(b);
+    temper_free(c);
+    // Over the bounds: a block too big to keep, and more blocks than the cache holds.
+    temper_free(temper_alloc(static_cast<int64_t>(temper::runtime::kMaxBlockBytes) + 1));
+    std::vector<void*> many;
+    for (size_t k = 0; k < temper::runtime::kMaxBlocks + 3; ++k) many.push_back(temper_alloc(4096 * (k + 1)));
+    for (void* p : many) temper_free(p);
+    size_t newest = 0;
+    for (size_t k = 3; k < temper::runtime::kMaxBlocks + 3; ++k) newest += 4096 * (k + 1);
+    EXPECT_EQ(temper::runtime::cached_bytes(), newest);
+  }).join();
+}
+
+// An array allocated on one thread may be freed on another.
+TEST(RuntimeApi, ABlockMayBeFreedOnAnotherThread) {
+  void* p = temper_alloc(100000);
+  ASSERT_NE(p, nullptr);
+  std::memset(p, 1, 100000);
+  std::thread([p] {
+    temper_free(p);
+    EXPECT_EQ(temper::runtime::cached_bytes(), 102400u);
+  }).join();
 }
 
 TEST(RuntimeApi, ArgumentChecksDescribeTheMismatch) {
