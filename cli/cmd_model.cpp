@@ -21,10 +21,10 @@
 #include "cli/commands.h"
 #include "compiler/ir/error.h"
 #include "compiler/ir/text.h"
+#include "compiler/ops/op_table.h"
 #include "compiler/target/target.h"
 #include "cost_model/cost_model.h"
 #include "cost_model/metrics.h"
-#include "schedule_space/template.h"
 #include "search/transfer.h"
 #include "tuning_db/sqlite_database.h"
 
@@ -85,13 +85,7 @@ Target check_selection(const LogSelection& selection, const std::string& usage) 
   if (selection.db_path.empty()) throw UserError(str("missing --db FILE (the tuning log)\n", usage));
   if (selection.max_records < 1) throw UserError(str("--max-records must be at least 1, got ", selection.max_records));
   Target target = Target::parse(selection.target_text);
-  std::vector<std::string> with_templates = schedule_space::ops_with_templates(target);
-  if (!selection.op.empty() &&
-      std::find(with_templates.begin(), with_templates.end(), selection.op) == with_templates.end()) {
-    throw UserError(
-        str("no tuning template for op '", selection.op, "' on target '", target.to_string(),
-            "', so the log holds no records of it to learn from; templates exist for: ", join(with_templates, ", ")));
-  }
+  if (!selection.op.empty()) ops::find_op_spec(selection.op);  // UserError naming the known ops
   return target;
 }
 
@@ -134,7 +128,7 @@ LogSamples read_samples(const tuning_db::SQLiteDatabase& db, const LogSelection&
   if (out.set.samples.empty()) {
     throw UserError(str("none of the ", plural(out.set.records_skipped, "record"), " of ", out.what, " in ",
                         selection.db_path,
-                        " could be featurized: their workloads or configs no longer fit this Temper's templates"));
+                        " could be featurized: their workloads, configs or traces no longer fit this version of Temper"));
   }
   return out;
 }

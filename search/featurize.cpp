@@ -22,16 +22,18 @@ std::vector<float> config_features(const schedule_space::Task& task, const sched
   return cost_model::candidate_features(lowered);
 }
 
-std::vector<std::vector<float>> config_features(const schedule_space::Task& task,
-                                                const std::vector<schedule_space::Config>& configs) {
-  std::vector<std::vector<float>> out(configs.size());
-  // An exception must not leave an OpenMP region: the first is kept and rethrown after it.
+namespace {
+
+// fn(i) for each i in [0, n), in parallel. An exception must not leave an OpenMP region:
+// the first is kept and rethrown after all have finished.
+template <typename Fn>
+std::vector<std::vector<float>> parallel_features(int64_t n, Fn&& fn) {
+  std::vector<std::vector<float>> out(static_cast<size_t>(n));
   std::exception_ptr failure;
-  const int64_t n = static_cast<int64_t>(configs.size());
 #pragma omp parallel for schedule(dynamic)
   for (int64_t i = 0; i < n; ++i) {
     try {
-      out[i] = config_features(task, configs[i]);
+      out[i] = fn(i);
     } catch (...) {
 #pragma omp critical(temper_featurize_failure)
       if (!failure) failure = std::current_exception();
@@ -39,6 +41,40 @@ std::vector<std::vector<float>> config_features(const schedule_space::Task& task
   }
   if (failure) std::rethrow_exception(failure);
   return out;
+}
+
+}  // namespace
+
+std::vector<std::vector<float>> config_features(const schedule_space::Task& task,
+                                                const std::vector<schedule_space::Config>& configs) {
+  return parallel_features(static_cast<int64_t>(configs.size()),
+                           [&](int64_t i) { return config_features(task, configs[i]); });
+}
+
+std::vector<float> record_features(const ops::OpInstance& op, const schedule_space::Task* task,
+                                   const tuning_db::TuningRecord& record) {
+  if (!record.config.is_null()) {
+    if (!task) return {};
+    try {
+      return config_features(*task, task->space().from_json(record.config));
+    } catch (const UserError&) {
+      return {};  // a config of another version of the template
+    }
+  }
+  if (record.trace.is_null()) return {};
+  PrimFunc lowered;
+  try {
+    lowered = lower(Trace::from_json(record.trace).replay(op.func).func());
+  } catch (const UserError&) {
+    return {};  // a trace of another version of the rules, or one that no longer lowers
+  }
+  return cost_model::candidate_features(lowered);
+}
+
+std::vector<std::vector<float>> record_features(const ops::OpInstance& op, const schedule_space::Task* task,
+                                                const std::vector<const tuning_db::TuningRecord*>& records) {
+  return parallel_features(static_cast<int64_t>(records.size()),
+                           [&](int64_t i) { return record_features(op, task, *records[i]); });
 }
 
 std::string sample_group(const tuning_db::WorkloadKey& workload, const std::string& target) {

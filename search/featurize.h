@@ -1,4 +1,5 @@
-// The features of a task's config: the template applies it, the schedule is lowered, and
+// The features of a task's config, or of a logged record: the template applies the config
+// (or the record's trace is replayed), the schedule is lowered, and
 // cost_model::candidate_features reads the lowered IR. Nothing is compiled or run.
 #pragma once
 
@@ -19,6 +20,16 @@ std::vector<float> config_features(const schedule_space::Task& task, const sched
 // thrown by any of them is rethrown after all have finished.
 std::vector<std::vector<float>> config_features(const schedule_space::Task& task,
                                                 const std::vector<schedule_space::Config>& configs);
+
+// The features of a logged record of `op`: its config re-applied through `task` (the
+// op's template) when it has one, else its trace replayed on the op's function (an
+// auto-scheduler record, or one of an op without a template: task may be null). Empty
+// when neither applies any more (another version's config or trace) or the schedule does
+// not lower. The second form featurizes records in parallel (OpenMP).
+std::vector<float> record_features(const ops::OpInstance& op, const schedule_space::Task* task,
+                                   const tuning_db::TuningRecord& record);
+std::vector<std::vector<float>> record_features(const ops::OpInstance& op, const schedule_space::Task* task,
+                                                const std::vector<const tuning_db::TuningRecord*>& records);
 
 // The sample group of a task's measurements: "<workload string> @ <target string>", e.g.
 // "matmul:M=64,N=64,K=64 @ llvm -mcpu=native". The second form builds the same string

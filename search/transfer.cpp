@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "compiler/ir/error.h"
 #include "compiler/ir/text.h"
@@ -53,35 +54,26 @@ TransferSet collect_samples(const tuning_db::Database& db, const std::string& op
   TransferSet out;
   for (auto& [w, indices] : chosen) {
     std::sort(indices.begin(), indices.end());
+    std::optional<ops::OpInstance> op;
     std::unique_ptr<schedule_space::Task> task;
     try {
-      task = schedule_space::Task::create(ops::Workload::parse(keys[w].workload), target);
+      ops::Workload workload = ops::Workload::parse(keys[w].workload);
+      op = ops::instantiate(workload);
+      // An op without a template has only trace records (the auto-scheduler's).
+      if (schedule_space::find_template(workload.op, target)) task = schedule_space::Task::create(workload, target);
     } catch (const UserError&) {
-      // A workload of another Temper, or one no template serves any more.
+      // A workload of another Temper.
       out.records_skipped += static_cast<int>(indices.size());
       continue;
     }
-    std::vector<schedule_space::Config> configs;
     std::vector<const tuning_db::TuningRecord*> sources;
-    for (size_t r : indices) {
-      const tuning_db::TuningRecord& record = records[w][r];
-      if (record.config.is_null()) {
-        ++out.records_skipped;  // a trace made without the template: no config to featurize
-        continue;
-      }
-      try {
-        configs.push_back(task->space().from_json(record.config));
-        sources.push_back(&record);
-      } catch (const UserError&) {
-        ++out.records_skipped;  // a config of another version of the template
-      }
-    }
-    std::vector<std::vector<float>> features = config_features(*task, configs);
-    const std::string group = sample_group(*task);
+    for (size_t r : indices) sources.push_back(&records[w][r]);
+    std::vector<std::vector<float>> features = record_features(*op, task.get(), sources);
+    const std::string group = sample_group(keys[w], target_key);
     int usable = 0;
-    for (size_t i = 0; i < configs.size(); ++i) {
+    for (size_t i = 0; i < sources.size(); ++i) {
       if (features[i].empty()) {
-        ++out.records_skipped;  // the template no longer applies this config
+        ++out.records_skipped;  // its config or trace no longer applies
         continue;
       }
       const tuning_db::TuningRecord& record = *sources[i];

@@ -15,14 +15,14 @@ namespace temper::search {
 struct TransferSet {
   std::vector<cost_model::Sample> samples;  // one group per workload
   int workloads = 0;                        // workloads that gave at least one usable sample
-  int records_skipped = 0;  // records whose config the current template no longer takes
+  int records_skipped = 0;  // records whose config or trace no longer applies
   int failed = 0;           // failed records among the samples
 };
 
 // Samples from the records of db for `op` on `target` (target string as the log keys it),
 // except those of `exclude` (the workload being tuned, if any), at most max_records of them
-// (the newest). Each record's config is re-applied through the template for its
-// workload and featurized; a record that cannot be is skipped and counted.
+// (the newest). Each record is featurized (featurize.h: a template's config re-applied, an
+// auto-scheduler's trace replayed); a record that no longer applies is skipped and counted.
 TransferSet collect_samples(const tuning_db::Database& db, const std::string& op, const Target& target,
                             const tuning_db::WorkloadKey* exclude = nullptr, int max_records = 20000);
 

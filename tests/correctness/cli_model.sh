@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The learned cost model from the command line: two workloads of one op tuned into a log,
-# `temper model train` and `eval` on it, a third workload tuned with --tuner xgb --transfer
-# (and --save-model, whose file eval accepts, and --model), and the fallbacks: an empty
-# log, a log of failures only, a model file of another feature layout.
+# `temper model train` and `eval` on it (and on a log of the auto-scheduler's traces), a
+# third workload tuned with --tuner xgb --transfer (and --save-model, whose file eval
+# accepts, and --model), and the fallbacks: an empty log, a log of failures only, a model
+# file of another feature layout.
 # Usage: cli_model.sh TEMPER
 set -u
 temper="$1"
@@ -95,6 +96,14 @@ EOF
 run db import --db stale.db stale.jsonl
 run model train --db stale.db --out stale.json --rounds 20
 expect "^samples +29 from 2 workloads of matmul \($failed failed, 3 skipped\)$"
+
+echo "== the auto-scheduler's records (traces) train a model too, also of an op without a template"
+run tune softmax:shape=8x64,axis=1 --db auto.db --trials 8 --space auto --seed 1 "${fast[@]}"
+auto_failed=$(count auto.db "select count(*) from records where error_kind != 'None'")
+run model train --db auto.db --out auto.json --op softmax --rounds 20
+expect "^samples +8 from 1 workload of softmax \($auto_failed failed, 0 skipped\)$"
+run model eval --db auto.db --model auto.json
+expect "^overall +8 "
 
 echo "== a model file of another feature layout is refused"
 "$py" - <<'EOF' || fail "could not write other_layout.json"
