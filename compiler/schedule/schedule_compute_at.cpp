@@ -335,6 +335,24 @@ void Schedule::reverse_compute_at(BlockRV block_rv, LoopRV loop_rv) {
     throw ScheduleError(str("reverse_compute_at: loop ", loop_name, " is not an ancestor of any producer of block ",
                             cb->name, "; choose a loop that encloses the block that writes what ", cb->name, " reads"));
   }
+  // Under a reduction loop of its producer the consumer would read partial results. A
+  // reduction bound to GPU threads is the exception: its cross-thread reduction gives
+  // every thread the whole result.
+  std::vector<const ForNode*> around = target.loops();
+  around.push_back(target.loop());
+  for (const BlockSite& p : producers) {
+    const BlockNode* pb = p.block();
+    const std::vector<Expr>& values = p.realize()->iter_values;
+    for (size_t k = 0; k < pb->iter_vars.size() && k < values.size(); ++k) {
+      if (pb->iter_vars[k].kind != IterKind::Reduce) continue;
+      for (const ForNode* loop : around) {
+        if (loop->for_kind == ForKind::ThreadBinding || !uses_var(values[k], loop->loop_var)) continue;
+        throw ScheduleError(str("reverse_compute_at: loop ", loop->loop_var.name(), " is a reduction loop of block ",
+                                pb->name, "; under it ", cb->name, " would read partial results (choose a loop ",
+                                "outside the reduction loops of ", pb->name, ")"));
+      }
+    }
+  }
   if (consumer_index < last_under) {
     throw ScheduleError(str("reverse_compute_at: block ", cb->name, " comes before the producers under loop ",
                             loop_name, "; it can only move into a loop that runs before it"));

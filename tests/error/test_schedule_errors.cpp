@@ -110,6 +110,23 @@ TEST(ScheduleErrors, ReverseComputeAtALoopWithoutProducer) {
                               {"not an ancestor of any producer of block C"});
 }
 
+// The consumer of a reduction moved under one of its reduction loops, or under a loop
+// inside one, would read partial sums.
+TEST(ScheduleErrors, ReverseComputeAtUnderAReductionLoop) {
+  Schedule s(testing::matmul_relu(16, 8, 4));
+  std::string before = text(s);
+  BlockRV c = s.get_block("C");
+  std::vector<LoopRV> loops = s.get_loops(c);  // i, j, k
+  expect_error<ScheduleError>([&] { s.reverse_compute_at(s.get_block("D"), loops[2]); },
+                              {"reverse_compute_at", "loop k is a reduction loop of block C", "partial results"});
+  EXPECT_EQ(text(s), before);
+  s.reorder({loops[2], loops[0], loops[1]});
+  expect_error<ScheduleError>([&] { s.reverse_compute_at(s.get_block("D"), loops[1]); },
+                              {"loop k is a reduction loop of block C"});
+  s.reorder({loops[0], loops[2], loops[1]});
+  s.reverse_compute_at(s.get_block("D"), loops[0]);  // outside k: allowed
+}
+
 TEST(ScheduleErrors, ComputeInlineOfAReductionOrAnOutput) {
   Schedule s(testing::matmul_relu(16, 8, 4));
   expect_error<ScheduleError>([&] { s.compute_inline(s.get_block("C")); },
