@@ -1,10 +1,11 @@
 // The tuning stack end to end: random, grid, genetic and model-guided (xgb) tuning of a
 // template, and the auto-scheduler (auto: sketches, evolutionary search under the xgb
 // model), on fp32 matmul 1024^3 and the ResNet-18 3x3 conv2d layers, the same trial
-// budget each, every measurement logged to a SQLite file. Then each tuner's best schedule is built and timed in this process,
-// interleaved round by round with oneDNN (dnnl_sgemm; the convolution primitive on the
-// same NCHW data and, as oneDNN's best case, on its blocked layouts with the data
-// reordered once outside the timing), after checking its output against the reference.
+// budget each, every measurement logged to a SQLite file. Then each tuner's best schedule
+// is built and timed in this process, interleaved round by round with oneDNN (dnnl_sgemm;
+// the convolution primitive on the same NCHW data and, as oneDNN's best case, on its
+// blocked layouts with the data reordered once outside the timing), after checking its
+// output against the reference.
 //
 // Prints per workload and tuner: the best GFLOP/s (re-timed side by side with oneDNN) and
 // the ratio, the trials the tuner needed to reach 90% of its own best, measurement
@@ -13,7 +14,7 @@
 // schedule first; its row `auto_sketches` is its best among the candidates of its
 // sketches alone. With both xgb and auto, a last line gives auto / xgb.
 //
-//   tune_matmul [--trials N] [--tuners random,grid,ga,xgb,auto]
+//   tune_matmul [--trials N (200)] [--tuners random,grid,ga,xgb,auto] [--seed N]
 //               [--workloads matmul,conv56,conv28,conv14,conv7] [--rounds N] [--log-dir DIR]
 #include <algorithm>
 #include <cstdio>

@@ -7,9 +7,10 @@
 //      with probability growing with their score; each child is a parent with one
 //      decision mutated (mutation.h: tile sizes, compute location, parallel granularity,
 //      unroll, chosen by weight); the best few of a round survive into the next;
-//   3. the batch: the best-scored candidates met on the way, at most half of it from one
-//      sketch while others have candidates, with an epsilon-greedy share of the random
-//      ones, so that a wrong model cannot keep a region unexplored.
+//   3. the batch: an epsilon-greedy share of the random candidates, the best-scored
+//      candidate of the sketch measured least so far, then the best-scored candidates met
+//      on the way, at most half of the batch from one sketch while others have
+//      candidates, so that a wrong model cannot keep a region unexplored.
 //
 // Random candidates of a tiled sketch are held to a register-tile prior on CPU
 // (candidate_limits.h: most draws whose tile is under 4 vectors are dropped), and every
@@ -27,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -91,6 +93,7 @@ class EvolutionarySearch {
   CandidateLimits limits_;
   std::unordered_set<uint64_t> seen_;                               // measured or proposed
   std::vector<std::pair<double, schedule_space::AutoCandidate>> measured_;  // valid ones, best first
+  std::map<int, int> measured_per_sketch_;                                  // failures included
 
   // What to instantiate: a sketch with decisions, the missing ones drawn from seed.
   struct Spec {
