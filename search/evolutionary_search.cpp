@@ -246,19 +246,16 @@ std::vector<AutoCandidate> EvolutionarySearch::next_batch(int n) {
   };
   std::shuffle(random.begin(), random.end(), rng_);
   for (size_t i = 0; i < random.size() && static_cast<int>(batch.size()) < n_random; ++i) take(random[i]);
-  // One slot for the best-scored candidate of the sketch measured least so far: a model
-  // fitted on the first sketches to do well rates their mutations above everything else,
-  // and a sketch whose first draws were poor would never be measured again (a conv job
-  // stayed 180 trials on one sketch at 0.73x the template's best).
+  // One slot for the best-scored candidate of the sketch measured least so far, so that a
+  // sketch whose first draws were poor is measured again (a conv job stayed 180 trials on
+  // one sketch at 0.73x the template's best).
   if (static_cast<int>(batch.size()) < n && space_.sketches().size() > 1) {
-    auto measured = [&](int sketch) {
-      auto it = measured_per_sketch_.find(sketch);
-      return it == measured_per_sketch_.end() ? 0 : it->second;
-    };
     const ScoredCandidate* least = nullptr;
     for (const ScoredCandidate& c : met) {
       if (seen_.count(c.hash)) continue;
-      if (!least || measured(c.candidate.sketch) < measured(least->candidate.sketch)) least = &c;
+      if (!least || measured_per_sketch_[c.candidate.sketch] < measured_per_sketch_[least->candidate.sketch]) {
+        least = &c;
+      }
     }
     if (least) take(*least);
   }
