@@ -19,7 +19,8 @@ constexpr int kAllocations = 4;
 constexpr int kStoreScalars = 16;
 constexpr int kBufferFields = 10;
 constexpr int kStoreSlotSize = kStoreScalars + kBufferSlots * kBufferFields;
-constexpr int kStoreSlotsStart = kTotals + kAnnotations + kAllocations + kCurvePoints;
+constexpr int kInnerBody = 5;
+constexpr int kStoreSlotsStart = kTotals + kAnnotations + kAllocations + kCurvePoints + kInnerBody;
 
 }  // namespace
 
@@ -37,6 +38,9 @@ const std::vector<std::string>& feature_names() {
     }
     for (const char* f : {"count", "total_bytes", "max_bytes", "local_bytes"}) n.push_back(std::string("alloc.") + f);
     for (int p = 0; p < kCurvePoints; ++p) n.push_back("intensity." + std::to_string(p));
+    for (const char* f : {"flops", "stored_elements", "loaded_elements", "carried_share", "flops_per_element"}) {
+      n.push_back(std::string("inner.") + f);
+    }
     const char* store_fields[kStoreScalars] = {
         "float_add_sub",     "float_mul",        "float_fma",       "float_div",
         "float_cmp_select",  "float_math",       "int_arith",       "num_loops",
@@ -96,6 +100,12 @@ std::vector<float> candidate_features(const PrimFunc& lowered) {
   const AllocationFeatures& al = p.allocations;
   for (double x : {static_cast<double>(al.count), al.total_bytes, al.max_bytes, al.local_bytes}) *out++ = log_scale(x);
   for (double x : p.intensity_curve) *out++ = log_scale(x);
+  const InnerBodyFeatures& in = p.inner;
+  *out++ = log_scale(in.flops);
+  *out++ = log_scale(in.stored_elements);
+  *out++ = log_scale(in.loaded_elements);
+  *out++ = static_cast<float>(in.carried_share);
+  *out++ = log_scale(in.flops_per_element);
 
   for (int slot = 0; slot < kTopStores && slot < static_cast<int>(p.heaviest_stores.size()); ++slot) {
     const StoreFeatures& s = p.stores[p.heaviest_stores[slot]];

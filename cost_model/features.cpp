@@ -359,6 +359,44 @@ std::array<double, kCurvePoints> intensity_curve(const std::vector<Store>& store
   return curve;
 }
 
+// The elements one access names in one statement instance: the lanes of a Ramp index,
+// else one (a Broadcast reads one element).
+double access_elements(const Access& a) {
+  const bool vector = static_cast<int>(a.dims.size()) > a.num_loop_dims && a.dims.back().varies;
+  return vector ? static_cast<double>(a.dims.back().extent) : 1.0;
+}
+
+InnerBodyFeatures inner_body_features(const std::vector<Store>& stores, const std::vector<StoreFeatures>& rows,
+                                      const std::vector<Loop>& loops, int heaviest, int num_locations) {
+  InnerBodyFeatures f;
+  const int inner = stores[heaviest].innermost_loop();
+  const double iterations = inner >= 0 ? loops[inner].outer_product : 1.0;
+  std::vector<char> stored(num_locations, 0), seen(num_locations, 0);
+  double carried = 0;
+  for (size_t s = 0; s < stores.size(); ++s) {
+    if (stores[s].innermost_loop() != inner) continue;
+    f.flops += rows[s].float_ops() / iterations;
+    const Access& out = stores[s].accesses.front();
+    if (stored[out.location]) continue;
+    stored[out.location] = 1;
+    f.stored_elements += access_elements(out);
+    if (inner >= 0 && !out.dims[out.num_loop_dims - 1].varies) carried += access_elements(out);
+  }
+  for (size_t s = 0; s < stores.size(); ++s) {
+    if (stores[s].innermost_loop() != inner) continue;
+    for (size_t i = 1; i < stores[s].accesses.size(); ++i) {
+      const Access& a = stores[s].accesses[i];
+      if (stored[a.location] || seen[a.location]) continue;
+      seen[a.location] = 1;
+      f.loaded_elements += access_elements(a);
+    }
+  }
+  if (f.stored_elements > 0) f.carried_share = carried / f.stored_elements;
+  const double moved = f.loaded_elements + f.stored_elements - carried;
+  f.flops_per_element = moved > 0 ? f.flops / moved : 0;
+  return f;
+}
+
 AnnotationFeatures annotation_features(const std::vector<StoreFeatures>& rows, const std::vector<Loop>& loops) {
   AnnotationFeatures f;
   for (const Loop& l : loops) {
@@ -450,6 +488,7 @@ ProgramFeatures extract_program_features(const PrimFunc& lowered) {
   p.annotations = annotation_features(p.stores, loops);
   if (!stores.empty()) {
     p.intensity_curve = intensity_curve(stores, p.stores, loops, p.heaviest_stores.front(), num_locations);
+    p.inner = inner_body_features(stores, p.stores, loops, p.heaviest_stores.front(), num_locations);
   }
   return p;
 }

@@ -67,11 +67,18 @@
 //   touch in it (accesses with the same buffer and index counted once, per buffer at most
 //   its size). Point p is the p-th loop from the innermost; points past the outermost
 //   loop repeat the whole-function value.
+// - the inner body (InnerBodyFeatures): one iteration of the innermost loop around the
+//   heaviest store, i.e. what unrolling and vectorization leave for the registers. Over
+//   the stores directly in that loop: flops; distinct stored elements (the accumulators:
+//   a Ramp location counts its lanes); distinct loaded elements other than those stored
+//   (a Broadcast counts one); the share of stored elements whose index the loop does not
+//   move (they stay in registers from one iteration to the next); and flops per element
+//   moved between registers and memory (loaded, plus stored and not carried).
 //
 // candidate_features() writes those into one fixed-length vector; feature_names() names
-// its entries in order. Layout (kFeatureLayoutVersion 2), every count, size, distance and
+// its entries in order. Layout (kFeatureLayoutVersion 3), every count, size, distance and
 // intensity scaled by log2(1 + x) as in TVM (strides keep their sign: sign(x) *
-// log2(1 + |x|)); the two *_share entries and the reuse kind flags stay in [0, 1]:
+// log2(1 + |x|)); the three *_share entries and the reuse kind flags stay in [0, 1]:
 //   total.*    (12) float_add_sub, float_mul, float_fma, float_div, float_cmp_select,
 //              float_math, int_arith, bytes_touched, unique_bytes, lines_touched,
 //              unique_lines, num_stores (sums over all stores)
@@ -79,6 +86,8 @@
 //              vector_lanes, vector_share, unroll_max_step
 //   alloc.*    (4)  count, total_bytes, max_bytes, local_bytes
 //   intensity.<p> (kCurvePoints = 10), p = 0 innermost loop
+//   inner.*    (5)  flops, stored_elements, loaded_elements, carried_share (in [0, 1]),
+//              flops_per_element
 //   then kTopStores = 2 slots "store<s>." for the heaviest groups of copies (by operations
 //   plus bytes touched, summed over the copies; ties in program order), each describing
 //   the group's heaviest store (the first of equals) in 16 + kBufferSlots * 10 entries:
@@ -89,7 +98,7 @@
 //              then kBufferSlots = 3 slots "buf<b>.": bytes, unique_bytes, lines,
 //              unique_lines, stride, reuse_loop, reuse_serial, reuse_distance_iters,
 //              reuse_distance_bytes, reuse_count.
-// 12 + 7 + 4 + 10 + 2 * (16 + 3 * 10) = 125 entries. Absent stores and buffers are all
+// 12 + 7 + 4 + 10 + 5 + 2 * (16 + 3 * 10) = 130 entries. Absent stores and buffers are all
 // zeros. A change of this layout must bump kFeatureLayoutVersion: saved models check it.
 #pragma once
 
@@ -102,7 +111,7 @@
 
 namespace temper::cost_model {
 
-inline constexpr int kFeatureLayoutVersion = 2;
+inline constexpr int kFeatureLayoutVersion = 3;
 inline constexpr int kTopStores = 2;
 inline constexpr int kBufferSlots = 3;
 inline constexpr int kCurvePoints = 10;
@@ -167,6 +176,18 @@ struct AnnotationFeatures {
   int64_t unroll_max_step = 0;
 };
 
+// One iteration of the innermost loop around the heaviest store (its body as unrolling
+// and vectorization left it): the register-level work. Stores directly in that loop count.
+struct InnerBodyFeatures {
+  double flops = 0;            // float operations per iteration
+  double stored_elements = 0;  // distinct elements stored per iteration (the accumulators)
+  double loaded_elements = 0;  // distinct elements loaded per iteration, other than those stored
+  double carried_share = 0;    // share of stored elements the loop does not move: they stay in registers
+  // flops / (loaded elements + stored elements not carried): flops per element moved
+  // between registers and memory in one iteration.
+  double flops_per_element = 0;
+};
+
 struct ProgramFeatures {
   std::vector<StoreFeatures> stores;  // program order
   // The heaviest store of each group of copies, heaviest group first.
@@ -174,6 +195,7 @@ struct ProgramFeatures {
   AllocationFeatures allocations;
   AnnotationFeatures annotations;
   std::array<double, kCurvePoints> intensity_curve{};  // flops per unique byte
+  InnerBodyFeatures inner;
 };
 
 ProgramFeatures extract_program_features(const PrimFunc& lowered);

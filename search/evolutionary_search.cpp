@@ -48,6 +48,12 @@ void parallel_for(int64_t n, Fn&& fn) {
 // workload whose tiles cannot fill them, an elementwise op).
 constexpr double kRandomTilePrior = 0.9;
 
+// The shape of a candidate's register tile: its elements and its vectorized extent.
+std::pair<int64_t, int64_t> tile_shape(const AutoCandidate& c) {
+  RegisterTile t = largest_register_tile(c.schedule.func());
+  return {t.elements, t.innermost};
+}
+
 bool by_score(const ScoredCandidate& a, const ScoredCandidate& b) {
   return a.score > b.score;
 }
@@ -88,6 +94,7 @@ void EvolutionarySearch::add_measured(const std::vector<AutoCandidate>& candidat
       known = memo_.emplace(decisions_key(candidates[i]), std::move(e)).first;
     }
     ++measured_per_sketch_[candidates[i].sketch];
+    ++measured_per_tile_[tile_shape(candidates[i])];
     if (!known->second.lowers) continue;
     seen_.insert(known->second.hash);
     samples.push_back({known->second.features, costs[i], group_});
@@ -246,19 +253,35 @@ std::vector<AutoCandidate> EvolutionarySearch::next_batch(int n) {
   };
   std::shuffle(random.begin(), random.end(), rng_);
   for (size_t i = 0; i < random.size() && static_cast<int>(batch.size()) < n_random; ++i) take(random[i]);
-  // One slot for the best-scored candidate of the sketch measured least so far, so that a
-  // sketch whose first draws were poor is measured again (a conv job stayed 180 trials on
-  // one sketch at 0.73x the template's best).
-  if (static_cast<int>(batch.size()) < n && space_.sketches().size() > 1) {
+  // Takes the best-scored candidate not taken yet of the class measured least so far;
+  // class_count(c): c's class's measurements, -1 where c belongs to none.
+  auto take_least_measured = [&](auto&& class_count) {
+    if (static_cast<int>(batch.size()) >= n) return;
     const ScoredCandidate* least = nullptr;
+    int least_count = 0;
     for (const ScoredCandidate& c : met) {
       if (seen_.count(c.hash)) continue;
-      if (!least || measured_per_sketch_[c.candidate.sketch] < measured_per_sketch_[least->candidate.sketch]) {
+      const int count = class_count(c.candidate);
+      if (count >= 0 && (!least || count < least_count)) {
         least = &c;
+        least_count = count;
       }
     }
     if (least) take(*least);
+  };
+  // One slot for the sketch measured least, so that a sketch whose first draws were poor
+  // is measured again (a conv job stayed 180 trials on one sketch at 0.73x the template's
+  // best).
+  if (space_.sketches().size() > 1) {
+    take_least_measured([&](const AutoCandidate& c) { return measured_per_sketch_[c.sketch]; });
   }
+  // One for the register-tile shape measured least, of the tiles that fill the registers:
+  // the tile decides a reduction's speed, and a model fitted on one shape rates that
+  // shape's mutations above the rest (a matmul job measured 1x32 and 2x16 tiles 60 times
+  // and never a 4x16).
+  take_least_measured([&](const AutoCandidate& c) {
+    return fills_registers(c.schedule.func(), limits_) ? measured_per_tile_[tile_shape(c)] : -1;
+  });
   // Best scores first, at most half the batch from one sketch while others have
   // candidates: a model fitted on a few measurements of one sketch rates its mutations
   // above everything else, and the search would stop learning about the other sketches.

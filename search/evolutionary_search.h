@@ -8,7 +8,8 @@
 //      decision mutated (mutation.h: tile sizes, compute location, parallel granularity,
 //      unroll, chosen by weight); the best few of a round survive into the next;
 //   3. the batch: an epsilon-greedy share of the random candidates, the best-scored
-//      candidate of the sketch measured least so far, then the best-scored candidates met
+//      candidate of the sketch measured least so far, the best-scored candidate of the
+//      register-tile shape measured least so far, then the best-scored candidates met
 //      on the way, at most half of the batch from one sketch while others have
 //      candidates, so that a wrong model cannot keep a region unexplored.
 //
@@ -94,6 +95,7 @@ class EvolutionarySearch {
   std::unordered_set<uint64_t> seen_;                               // measured or proposed
   std::vector<std::pair<double, schedule_space::AutoCandidate>> measured_;  // valid ones, best first
   std::map<int, int> measured_per_sketch_;                                  // failures included
+  std::map<std::pair<int64_t, int64_t>, int> measured_per_tile_;            // by register-tile shape
 
   // What to instantiate: a sketch with decisions, the missing ones drawn from seed.
   struct Spec {

@@ -286,6 +286,46 @@ TEST(CostModelFeatures, UnrolledBlockRaisesInnermostIntensity) {
   EXPECT_EQ(blocked.stores[blocked.heaviest_stores[0]].copies, 4);
 }
 
+// The innermost loop's body is what stays in registers: a 4 x 8 tile of C, vectorized along
+// j and unrolled along i inside the k loop, keeps 32 accumulators across k and loads 4
+// elements of A and 8 of B per 64 flops; without the unrolled rows the body does 16 flops
+// per 9 loads.
+TEST(CostModelFeatures, InnerBodyCountsTheRegisterTile) {
+  auto tiled = [](bool unroll_rows) {
+    Schedule s(matmul16());
+    std::vector<LoopRV> loops = s.get_loops(s.get_block("C"));
+    std::vector<LoopRV> i = s.split(loops[0], {std::nullopt, 4});
+    std::vector<LoopRV> j = s.split(loops[1], {std::nullopt, 8});
+    if (unroll_rows) {
+      s.reorder({i[0], j[0], loops[2], i[1], j[1]});
+      s.unroll(i[1]);
+    } else {
+      s.reorder({i[0], j[0], i[1], loops[2], j[1]});
+    }
+    s.vectorize(j[1]);
+    return extract_program_features(lower(s.func())).inner;
+  };
+  InnerBodyFeatures tile = tiled(true);
+  EXPECT_DOUBLE_EQ(tile.flops, 64);
+  EXPECT_DOUBLE_EQ(tile.stored_elements, 32);
+  EXPECT_DOUBLE_EQ(tile.loaded_elements, 12);
+  EXPECT_DOUBLE_EQ(tile.carried_share, 1);
+  EXPECT_DOUBLE_EQ(tile.flops_per_element, 64.0 / 12);
+  InnerBodyFeatures row = tiled(false);
+  EXPECT_DOUBLE_EQ(row.flops, 16);
+  EXPECT_DOUBLE_EQ(row.stored_elements, 8);
+  EXPECT_DOUBLE_EQ(row.loaded_elements, 9);
+  EXPECT_DOUBLE_EQ(row.flops_per_element, 16.0 / 9);
+
+  // The naive nest's innermost loop (k) moves nothing of C: one accumulator, carried.
+  InnerBodyFeatures naive = extract_program_features(lower(matmul16())).inner;
+  EXPECT_DOUBLE_EQ(naive.flops, 2);
+  EXPECT_DOUBLE_EQ(naive.stored_elements, 1);
+  EXPECT_DOUBLE_EQ(naive.carried_share, 1);
+  std::vector<float> v = candidate_features(lower(matmul16()));
+  EXPECT_FLOAT_EQ(feature(v, "inner.flops_per_element"), std::log2(1 + 2.0 / 2));
+}
+
 TEST(CostModelFeatures, MathDivisionAndComparisonAreCountedByKind) {
   te::Tensor a = te::placeholder({8, 8}, DataType::float32(), "A");
   te::Tensor b = te::placeholder({8, 8}, DataType::float32(), "B");
@@ -400,13 +440,14 @@ TEST(CostModelFeatures, LayoutIsNamedAndFixedLength) {
   const std::vector<std::string>& names = feature_names();
   EXPECT_EQ(names.size(), candidate_features(lower(elementwise_add())).size());
   EXPECT_EQ(names.size(), candidate_features(lower(matmul16())).size());
-  EXPECT_EQ(names.size(), 12u + 7u + 4u + kCurvePoints + kTopStores * (16u + kBufferSlots * 10u));
-  EXPECT_EQ(names.size(), 125u);
+  EXPECT_EQ(names.size(), 12u + 7u + 4u + kCurvePoints + 5u + kTopStores * (16u + kBufferSlots * 10u));
+  EXPECT_EQ(names.size(), 130u);
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
   EXPECT_EQ(names.front(), "total.float_add_sub");
   EXPECT_EQ(names[23], "intensity.0");
+  EXPECT_EQ(names[33], "inner.flops");
   EXPECT_EQ(names.back(), "store1.buf2.reuse_count");
-  EXPECT_EQ(kFeatureLayoutVersion, 2);
+  EXPECT_EQ(kFeatureLayoutVersion, 3);
   // The second store slot of a one-store program is empty.
   std::vector<float> v = candidate_features(lower(elementwise_add()));
   EXPECT_EQ(feature(v, "store1.loop_product"), 0.0f);
