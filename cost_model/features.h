@@ -176,16 +176,13 @@ struct AnnotationFeatures {
   int64_t unroll_max_step = 0;
 };
 
-// One iteration of the innermost loop around the heaviest store (its body as unrolling
-// and vectorization left it): the register-level work. Stores directly in that loop count.
+// Per iteration of the heaviest store's innermost loop; "the inner body" above.
 struct InnerBodyFeatures {
-  double flops = 0;            // float operations per iteration
-  double stored_elements = 0;  // distinct elements stored per iteration (the accumulators)
-  double loaded_elements = 0;  // distinct elements loaded per iteration, other than those stored
-  double carried_share = 0;    // share of stored elements the loop does not move: they stay in registers
-  // flops / (loaded elements + stored elements not carried): flops per element moved
-  // between registers and memory in one iteration.
-  double flops_per_element = 0;
+  double flops = 0;
+  double stored_elements = 0;
+  double loaded_elements = 0;
+  double carried_share = 0;
+  double flops_per_element = 0;  // flops / (loaded + stored and not carried)
 };
 
 struct ProgramFeatures {
