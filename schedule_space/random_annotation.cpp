@@ -248,14 +248,21 @@ void cooperative_fetch(Schedule& s) {
 
 // Each reduction's init moves out of its reduction loops, into copies of the spatial
 // loops inside the outermost reduction loop: the accumulation loop then has no branch,
-// and a register tile can stay in registers across it.
+// and a register tile can stay in registers across it. Not a reduction spread over
+// threads: its lowering starts each thread's partial itself and needs the init in place.
 void decompose_reductions(Schedule& s) {
   for (const ops::BlockInfo& b : ops::collect_blocks(s.func())) {
     if (!b.is_reduction) continue;
     auto first_reduce = std::find(b.loop_is_reduce.begin(), b.loop_is_reduce.end(), true);
     if (first_reduce == b.loop_is_reduce.end()) continue;
     BlockRV block = s.get_block(b.name);
-    LoopRV at = s.get_loops(block)[first_reduce - b.loop_is_reduce.begin()];
+    std::vector<LoopRV> loops = s.get_loops(block);
+    bool across_threads = false;
+    for (size_t i = 0; i < loops.size(); ++i) {
+      across_threads |= b.loop_is_reduce[i] && s.loop(loops[i])->for_kind == ForKind::ThreadBinding;
+    }
+    if (across_threads) continue;
+    LoopRV at = loops[first_reduce - b.loop_is_reduce.begin()];
     ops::try_step([&] { s.decompose_reduction(block, at); });
   }
 }

@@ -1,5 +1,7 @@
 // The built-in GPU sketch rules (Ansor's GPU sketch): always-inline, multi-level tiling
-// with shared-memory cache reads and a register tile, skip.
+// with shared-memory cache reads and a register tile, cross-thread reduction, skip.
+#include <algorithm>
+
 #include "schedule_space/multi_level_tiling.h"
 #include "schedule_space/sketch_rules.h"
 
@@ -10,6 +12,7 @@ namespace {
 constexpr const char* kGpuStructure = "SSSRRSRS";
 constexpr size_t kLastReduceOuter = 3;  // the level whose loop the shared copies go under
 const char* const kLevelTags[] = {"blockIdx.x", "vthread", "threadIdx.x"};
+constexpr int64_t kWarp = 32;
 
 // A stage with data reuse (a matmul, a conv): every read it reuses copied into shared
 // memory per tile of the outermost reduction level, the output accumulated in registers
@@ -70,10 +73,61 @@ class MultiLevelTilingGpu : public SketchRule {
   }
 };
 
+// Threads a row is shared among: the divisors of its length from a warp up to the block
+// limit, or where it has none, the powers of two up to the limit that the row fills.
+std::vector<int64_t> row_thread_counts(int64_t row, int64_t max_threads) {
+  std::vector<int64_t> counts;
+  for (int64_t t = kWarp; t <= std::min(row, max_threads); ++t) {
+    if (row % t == 0) counts.push_back(t);
+  }
+  for (int64_t t = kWarp; counts.empty() && t <= max_threads && t <= row; t *= 2) counts.push_back(t);
+  return counts;
+}
+
+// A reduction without data reuse over rows longer than a warp (softmax's max and sum,
+// layer norm's moments, pooling): its reduction loops fused and split, the inner part
+// bound to threadIdx.x, so that a block's threads share a row and combine their partials
+// in shared memory (lower_cross_thread_reduction); the spatial loops fused into
+// blockIdx.x. The thread count is drawn (row_thread_counts). Apply, not stop: the sketch
+// with one thread per row stays (skip, then annotation), for rows too short to share.
+class CrossThreadReduction : public SketchRule {
+ public:
+  std::string name() const override { return "cross-thread-reduction"; }
+  Condition condition(const SketchState&, const StageFacts& stage, const SketchContext&) const override {
+    return stage.is_reduction && !stage.has_data_reuse && stage.reduce_size > kWarp ? Condition::Apply
+                                                                                    : Condition::Skip;
+  }
+  std::vector<SketchState> apply(const SketchState& state, const StageFacts& stage,
+                                 const SketchContext& ctx) const override {
+    SketchState next = state;
+    next.advance(stage.name);
+    Schedule& s = next.schedule;
+    BlockRV block = s.get_block(stage.name);
+    std::vector<LoopRV> loops = s.get_loops(block);
+    std::vector<LoopRV> spatial;
+    std::vector<LoopRV> reduce;
+    for (size_t i = 0; i < loops.size(); ++i) (stage.loop_is_reduce.at(i) ? reduce : spatial).push_back(loops[i]);
+    if (!std::is_sorted(stage.loop_is_reduce.begin(), stage.loop_is_reduce.end())) {
+      std::vector<LoopRV> order = spatial;
+      order.insert(order.end(), reduce.begin(), reduce.end());
+      s.reorder(order);
+    }
+    std::vector<int64_t> counts = row_thread_counts(stage.reduce_size, ctx.max_threads_per_block);
+    ExprRV threads = s.sample_categorical(counts, std::vector<double>(counts.size(), 1.0));
+    std::vector<LoopRV> parts = s.split(reduce.size() == 1 ? reduce[0] : s.fuse(reduce), {std::nullopt, threads});
+    s.bind(parts[1], "threadIdx.x");
+    if (!spatial.empty()) s.bind(spatial.size() == 1 ? spatial[0] : s.fuse(spatial), "blockIdx.x");
+    next.tiled.insert(stage.name);
+    next.steps.push_back(str("reduce ", stage.name, " across threads"));
+    return {next};
+  }
+};
+
 }  // namespace
 
 SketchRules gpu_sketch_rules() {
-  return {always_inline_rule(), std::make_shared<MultiLevelTilingGpu>(), skip_stage_rule()};
+  return {always_inline_rule(), std::make_shared<MultiLevelTilingGpu>(), std::make_shared<CrossThreadReduction>(),
+          skip_stage_rule()};
 }
 
 }  // namespace temper::schedule_space

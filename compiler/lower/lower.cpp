@@ -7,6 +7,7 @@
 #include "compiler/lower/compact_buffers.h"
 #include "compiler/lower/flatten_buffers.h"
 #include "compiler/lower/lower_blocks.h"
+#include "compiler/lower/lower_cross_thread_reduction.h"
 #include "compiler/lower/partition_loops.h"
 #include "compiler/lower/plan_allocations.h"
 #include "compiler/lower/remove_no_op.h"
@@ -34,6 +35,9 @@ PrimFunc lower(const PrimFunc& input, const LowerOptions& opts) {
   PrimFunc f = input;
   log("input", f);
 
+  // It reads a reduction block's form, which lower_blocks dissolves.
+  f = lower_cross_thread_reduction(f);
+  log("lower_cross_thread_reduction", f);
   // Blocks first: every later pass works on plain loops.
   f = lower_blocks(f);
   log("lower_blocks", f);

@@ -6,6 +6,7 @@
 
 #include "compiler/ir/functor.h"
 #include "compiler/ir/printer.h"
+#include "compiler/ir/reduction_form.h"
 #include "compiler/ir/substitute.h"
 #include "compiler/lower/analyzer.h"
 #include "compiler/schedule/schedule.h"
@@ -317,12 +318,20 @@ void Schedule::set_loop_kind(LoopRV loop_rv, ForKind kind, const std::string& th
       const BlockNode* block = b.block();
       for (size_t i = 0; i < block->iter_vars.size(); ++i) {
         const IterVar& iv = block->iter_vars[i];
-        if (iv.kind == IterKind::Reduce && uses_var(b.realize()->iter_values[i], f->loop_var)) {
-          throw ScheduleError(str(primitive, ": loop ", f->loop_var.name(), " binds the reduction variable ",
-                                  iv.var.name(), " of block ", block->name, "; cannot ", primitive,
-                                  " a reduction loop (its iterations update the same element): ", primitive,
-                                  " a spatial loop, or rfactor the reduction first"));
+        if (iv.kind != IterKind::Reduce || !uses_var(b.realize()->iter_values[i], f->loop_var)) continue;
+        // The threads of a block can combine their partial results (lower_cross_thread_reduction).
+        bool cross_thread = kind == ForKind::ThreadBinding && thread_tag.rfind("threadIdx", 0) == 0;
+        if (cross_thread && match_reduction(block)) continue;
+        std::string what = str(primitive, ": loop ", f->loop_var.name(), " binds the reduction variable ",
+                               iv.var.name(), " of block ", block->name);
+        if (cross_thread) {
+          throw ScheduleError(str(what, ", which is not a reduction of the form  init: X[...] = identity;  ",
+                                  "X[...] = X[...] op expr (op one of +, *, max, min); only such a reduction can be ",
+                                  "spread over threads"));
         }
+        throw ScheduleError(str(what, "; cannot ", primitive, " a reduction loop (its iterations update the same ",
+                                "element): ", primitive, " a spatial loop, or rfactor the reduction first",
+                                kind == ForKind::ThreadBinding ? " (or bind it to threadIdx.*)" : ""));
       }
     }
   }

@@ -208,7 +208,7 @@ TEST(SketchGeneration, AUserRuleComesFirstWhereItIsPut) {
   EXPECT_EQ(to_string(c.schedule.func()).find("conv2d_pad"), std::string::npos);
 }
 
-TEST(SketchGeneration, OnGpuAReductionWithReuseIsTiledForThreadsWithSharedReads) {
+TEST(SketchGeneration, OnGpuReductionsAreTiledWithSharedReadsOrSpreadOverThreads) {
   auto gpu = [](const std::string& workload) {
     AutoSpace space(ops::Workload::parse(workload), Target::parse("cuda -arch=sm_80"));
     std::vector<std::string> out;
@@ -219,8 +219,11 @@ TEST(SketchGeneration, OnGpuAReductionWithReuseIsTiledForThreadsWithSharedReads)
             (Strings{"tile matmul SSSRRSRS with 2 shared-memory reads, the output through registers"}));
   EXPECT_EQ(gpu("dense:M=16,N=32,K=24,bias=1,act=relu"),
             (Strings{"tile dense_matmul SSSRRSRS with 2 shared-memory reads, the output through registers into dense"}));
-  // No rule for a row reduction (no cross-thread reduction yet): annotation binds its rows.
-  EXPECT_EQ(gpu("softmax:shape=4x128,axis=1"), (Strings{"no rule applied"}));
+  // Rows longer than a warp are shared among threads, or not (then annotation binds the rows).
+  EXPECT_EQ(gpu("softmax:shape=4x128,axis=1"),
+            (Strings{"reduce softmax_sum across threads, reduce softmax_max across threads",
+                     "reduce softmax_sum across threads", "reduce softmax_max across threads", "no rule applied"}));
+  EXPECT_EQ(gpu("softmax:shape=4x32,axis=1"), (Strings{"no rule applied"}));
 }
 
 TEST(SketchGeneration, OnGpuTheTileIsBoundToBlocksVirtualThreadsAndThreads) {
