@@ -95,7 +95,7 @@ using SketchRules = std::vector<std::shared_ptr<const SketchRule>>;
 // another vector axis (a window stage), cache-read for packing (in the vector axis's
 // layout), cache-write, multi-level tiling with fusion (after S0 or S1), multi-level tiling
 // (SSRSRS), rfactor, skip. GPU: always-inline, multi-level tiling (SSSRRSRS) with
-// shared-memory cache reads and a register tile, skip.
+// shared-memory cache reads and a register tile, cross-thread reduction, skip.
 SketchRules default_sketch_rules(const Target& target);
 
 // The stage before `block` in s's program order, "" for the first.
