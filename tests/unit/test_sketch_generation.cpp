@@ -226,6 +226,20 @@ TEST(SketchGeneration, OnGpuReductionsAreTiledWithSharedReadsOrSpreadOverThreads
   EXPECT_EQ(gpu("softmax:shape=4x32,axis=1"), (Strings{"no rule applied"}));
 }
 
+TEST(SketchGeneration, OnGpuARowSharedAmongThreadsBindsItsReductionLoopToThreadIdx) {
+  AutoSpace space(ops::Workload::parse("softmax:shape=4x96,axis=1"), Target::parse("cuda -arch=sm_80"));
+  ASSERT_EQ(space.sketches()[2].description, "reduce softmax_max across threads");
+  // The thread counts dividing 96 from 32: 32, 48, 96; the draw takes 48.
+  AutoCandidate c = space.instantiate(2, {std::vector<int64_t>{1}}, 0);
+  std::string ir = to_string(c.schedule.func());
+  EXPECT_NE(ir.find("thread_binding for (i_j_fused, 0, 4) bind(\"blockIdx.x\")"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("    for (rk_o, 0, 2) {\n"
+                    "      thread_binding for (rk_i, 0, 48) bind(\"threadIdx.x\") {\n"
+                    "        block softmax_max"),
+            std::string::npos)
+      << ir;
+}
+
 TEST(SketchGeneration, OnGpuTheTileIsBoundToBlocksVirtualThreadsAndThreads) {
   AutoSpace space(ops::Workload::parse("matmul:M=64,N=64,K=64"), Target::parse("cuda -arch=sm_80"));
   // i and j in 5 ([block, vthread, thread, 3, 4]), k in 3; then the unroll draw.
