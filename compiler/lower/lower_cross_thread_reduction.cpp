@@ -1,8 +1,8 @@
 #include "compiler/lower/lower_cross_thread_reduction.h"
 
-#include <algorithm>
 #include <functional>
 #include <memory>
+#include <unordered_set>
 
 #include "compiler/ir/functor.h"
 #include "compiler/ir/printer.h"
@@ -142,14 +142,14 @@ class CrossThreadReductionLowerer : public IRMutator {
     std::vector<Expr> indices;
     for (const Expr& e : form->indices) indices.push_back(substitute(e, bindings));
     // Under the predicate's conditions on the spatial loops (a split's tail).
+    std::unordered_set<const VarNode*> reduction_loops;
+    for (const ForNode* l : chain) reduction_loops.insert(l->loop_var.get());
     Expr guard;
     std::function<void(const Expr&)> spatial_conditions = [&](const Expr& c) {
       if (auto* a = c.as<AndNode>()) {
         spatial_conditions(a->a);
         spatial_conditions(a->b);
-      } else if (!uses_var_if(c, [&](const VarNode* v) {
-                   return std::any_of(chain.begin(), chain.end(), [&](const ForNode* l) { return l->loop_var.get() == v; });
-                 })) {
+      } else if (!uses_var_if(c, [&](const VarNode* v) { return reduction_loops.count(v) > 0; })) {
         guard = guard.defined() ? (guard && c) : c;
       }
     };
