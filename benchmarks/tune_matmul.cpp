@@ -35,6 +35,7 @@
 #include "search/apply_history_best.h"
 #include "search/auto_explorer.h"
 #include "search/tune.h"
+#include "tuning_db/schedule_ranking.h"
 #include "tuning_db/sqlite_database.h"
 
 namespace temper::bench {
@@ -59,9 +60,13 @@ search::TuneResult tune_auto(const ops::Workload& workload, measure::Builder& bu
   search::AutoExplorer explorer(space, cost_model::make_cost_model("xgb", {}), seed);
   search::TuneResult result = search::tune(explorer, builder, runner, db, options);
   nlohmann::json default_trace = ops::schedule_cpu_default(space.op(), kTarget).trace().to_json();
-  for (const tuning_db::TuningRecord& r : db.records_for(tuning_db::WorkloadKey::from(workload), kTarget.to_string())) {
-    if (r.is_valid() && r.trace != default_trace && (!*sketch_best || r.mean < (*sketch_best)->mean)) *sketch_best = r;
+  std::vector<tuning_db::TuningRecord> sketches;
+  for (const tuning_db::TuningRecord& r : result.records) {
+    if (r.trace != default_trace) sketches.push_back(r);
   }
+  // Ranked as the log ranks them: by each schedule's median, the confirmations' included.
+  std::vector<tuning_db::TuningRecord> best = tuning_db::best_schedules(sketches, 1);
+  if (!best.empty()) *sketch_best = best[0];
   return result;
 }
 
@@ -142,8 +147,8 @@ void run_workload(const std::string& label, const std::vector<std::string>& tune
       ++run.trials_to_90;
     }
     ++run.trials_to_90;
-    std::printf("  tuned with %-6s: %d trials, %d failed, %.0f s\n", name.c_str(), run.result.trials_measured,
-                run.result.errors, run.result.wall_s);
+    std::printf("  tuned with %-6s: %d trials, %d failed, %d confirmations, %.0f s\n", name.c_str(),
+                run.result.trials_measured, run.result.errors, run.result.confirmations, run.result.wall_s);
     std::fflush(stdout);
     runs.push_back(run);
     if (sketch_best) {

@@ -26,6 +26,7 @@
 #include "tuning_db/json_lines.h"
 #include "tuning_db/memory_database.h"
 #include "tuning_db/merge.h"
+#include "tuning_db/schedule_ranking.h"
 #include "tuning_db/sqlite_database.h"
 
 namespace po = boost::program_options;
@@ -35,6 +36,8 @@ namespace {
 
 using tuning_db::LogStats;
 using tuning_db::OpenMode;
+using tuning_db::RankedSchedule;
+using tuning_db::rank_schedules;
 using tuning_db::SQLiteDatabase;
 using tuning_db::TuningRecord;
 
@@ -43,12 +46,12 @@ const char* kDbUsage =
     "\n"
     "subcommands:\n"
     "  list                        one line per workload and target: records, best time, GFLOP/s\n"
-    "  best WORKLOAD [-k N]        the fastest records of a workload [--target T] [--trace-out FILE]\n"
+    "  best WORKLOAD [-k N]        the fastest schedules of a workload [--target T] [--trace-out FILE]\n"
     "  stats                       records by error kind, workloads, targets and their machines, time span\n"
     "  export [-o OUT.jsonl]       every record as JSON lines (to stdout without -o)\n"
     "  import IN.jsonl...          add the records of JSON-lines files (skipping ones already present)\n"
     "  merge OTHER.db...           add the records of other logs (skipping ones already present)\n"
-    "  prune --keep N              keep the N fastest valid records per workload and target [--drop-errors]\n"
+    "  prune --keep N              keep the records of the N best schedules per workload and target [--drop-errors]\n"
     "\n"
     "`temper db SUBCOMMAND --help` for a subcommand's options.\n";
 
@@ -286,7 +289,10 @@ int db_best(const std::vector<std::string>& args) {
   for (const LogStats::Group* group : groups) {
     std::cout << "target    " << group->target << "  (" << plural(group->records, "record") << ", "
               << group->valid_records << " valid)\n";
-    std::vector<TuningRecord> top = db.top_k(group->workload, group->target, k);
+    // As top_k ranks them, with the number of times each schedule was measured.
+    std::vector<RankedSchedule> ranked = rank_schedules(db.records_for(group->workload, group->target), k);
+    std::vector<TuningRecord> top;
+    for (const RankedSchedule& r : ranked) top.push_back(r.record);
     if (top.empty()) {
       std::cout
           << "  no valid records: every measurement failed or has no time (`temper db stats` counts them by error)\n";
@@ -298,11 +304,14 @@ int db_best(const std::vector<std::string>& args) {
       std::vector<std::string> costs;
       for (double cost : top[i].costs) costs.push_back(format_ms(cost));
       rows.push_back({std::to_string(i + 1), format_ms(top[i].mean), format_gflops(flops, top[i].mean),
-                      join(costs, ","), format_time(top[i].timestamp),
+                      std::to_string(ranked[i].measurements), join(costs, ","), format_time(top[i].timestamp),
                       top[i].config.is_null() ? "-" : top[i].config.dump()});
     }
-    print_table({"RANK", "MEAN_MS", "GFLOP/S", "COSTS_MS", "TIME", "CONFIG"}, rows,
-                {true, true, true, false, false, false}, "  ");
+    print_table({"RANK", "MEAN_MS", "GFLOP/S", "TIMES", "COSTS_MS", "TIME", "CONFIG"}, rows,
+                {true, true, true, true, false, false, false}, "  ");
+    if (std::any_of(ranked.begin(), ranked.end(), [](const RankedSchedule& r) { return r.measurements > 1; })) {
+      std::cout << "  a schedule measured several TIMES ranks by its median record, shown\n";
+    }
     std::cout << "  best measured on " << describe_machine(top[0].target) << "\n";
     if (!trace_out.empty()) {
       std::ofstream out(trace_out);

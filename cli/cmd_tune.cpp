@@ -144,6 +144,10 @@ void print_job_result(const std::string& prefix, const TuneJob& job, const searc
               result.errors, format_duration(result.wall_s).c_str(), format_duration(result.compile_s).c_str(),
               format_duration(result.run_s).c_str());
   std::printf("%sstopped    %s\n", p, result.stop_reason.c_str());
+  if (result.confirmations > 0) {
+    std::printf("%sconfirmed  the best schedules measured %d more times; a schedule's time is its median\n", p,
+                result.confirmations);
+  }
   if (!result.best) {
     std::printf("%sbest       none: no trial has succeeded yet\n", p);
     return;
@@ -260,7 +264,7 @@ int tune_targets(const ops::Workload& workload, const std::vector<Target>& targe
 int cmd_tune(const std::vector<std::string>& args) {
   const std::string usage =
       "usage: temper tune WORKLOAD --db FILE [--target T ...] [--space template|auto|both] [--trials N] "
-      "[--tuner random|grid|ga|xgb] [--time-budget 8h] [--early-stopping N] [--seed N]\n"
+      "[--tuner random|grid|ga|xgb] [--time-budget 8h] [--early-stopping N] [--confirm N] [--seed N]\n"
       "       temper tune MODEL.onnx --db FILE [--dim NAME=N ...] [--task-scheduler gradient|round-robin] [the same "
       "flags]   (all the model's tasks, sharing --trials)\n"
       "                    [--transfer | --model FILE] [--save-model FILE]   (these three with --tuner xgb)";
@@ -299,6 +303,9 @@ int cmd_tune(const std::vector<std::string>& args) {
       ("time-budget", po::value(&time_budget), "stop starting new batches after this long: 90s, 30m, 8h, 1h30m")
       ("early-stopping", po::value(&options.early_stopping)->default_value(0),
        "stop after this many trials without a better time (0: never); for a model, per task")
+      ("confirm", po::value(&options.confirm_top)->default_value(3),
+       "at the end, measure the N best schedules again until each has 3 times; a schedule then ranks by its median, "
+       "not by a lucky draw (0: off)")
       ("error-threshold", po::value(&options.error_threshold)->default_value(64),
        "stop after this many failed trials in a row (0: never)")
       ("seed", po::value(&seed)->default_value(0), "the tuner's random seed: same seed, same proposals")
@@ -323,6 +330,7 @@ int cmd_tune(const std::vector<std::string>& args) {
   at_least("--batch-size", options.batch_size, 1);
   at_least("--early-stopping", options.early_stopping, 0);
   at_least("--error-threshold", options.error_threshold, 0);
+  at_least("--confirm", options.confirm_top, 0);
   at_least("--build-jobs", builder_options.n_parallel, 0);
   at_least("--number", runner_options.number, 1);
   at_least("--repeat", runner_options.repeat, 1);

@@ -20,6 +20,7 @@ struct ModelJob {
   int trials = 0;  // in the log for this job: resumed ones included
   int errors = 0;
   std::optional<tuning_db::TuningRecord> best;
+  std::vector<tuning_db::TuningRecord> records;  // of every turn, for the confirmation at the end
   std::string finished;  // why the job takes no more turns (its space is exhausted); empty while it does
 };
 
@@ -71,7 +72,7 @@ int tune_tasks(const std::vector<graph::ExtractedTask>& tasks, const Target& tar
   std::vector<ModelJob> jobs;
   for (size_t t = 0; t < tasks.size(); ++t) {
     for (const std::string& space : spaces_for(tasks[t].workload, target, flags.space)) {
-      jobs.push_back({t, prepare_job(tasks[t].workload, target, space, choice), 0, 0, std::nullopt, ""});
+      jobs.push_back({t, prepare_job(tasks[t].workload, target, space, choice), 0, 0, std::nullopt, {}, ""});
     }
   }
   std::printf("target     %s\n", target.to_string().c_str());
@@ -137,11 +138,13 @@ int tune_tasks(const std::vector<graph::ExtractedTask>& tasks, const Target& tar
     search::TuneOptions turn = options;
     turn.trials = std::min(options.batch_size, options.trials - spent);
     turn.early_stopping = 0;  // per task, by the scheduler
+    turn.confirm_top = 0;     // once per job, at the end
     if (options.time_budget_s > 0) turn.time_budget_s = options.time_budget_s - elapsed();
     search::TuneResult r = search::tune(*j.job.explorer, builder, runner, db, turn, {}, &g_stop);
     int got = r.trials_resumed + r.trials_measured;
     j.trials += got;
     j.errors += r.errors;
+    j.records.insert(j.records.end(), r.records.begin(), r.records.end());
     spent += got;
     if (r.best && (!j.best || r.best->mean < j.best->mean)) j.best = r.best;
     if (got < turn.trials && !g_stop && !out_of_time()) j.finished = r.stop_reason;
@@ -155,9 +158,23 @@ int tune_tasks(const std::vector<graph::ExtractedTask>& tasks, const Target& tar
                  latency_text(estimated_latency(tasks, jobs)).c_str(), format_duration(elapsed()).c_str(),
                  scheduler.finished(k) ? "  done: " : "", scheduler.why_finished(k).c_str());
   }
+  // Each job's best few schedules measured again, so that their medians decide (tune.h).
+  int confirmations = 0;
+  for (ModelJob& j : jobs) {
+    if (g_stop || j.records.empty()) continue;
+    search::TuneResult confirmed;
+    confirmed.records = std::move(j.records);
+    search::confirm_best(*j.job.explorer, builder, runner, db, options, confirmed);
+    confirmations += confirmed.confirmations;
+    j.best = confirmed.best;
+  }
   restore_stop_signals();
 
   std::printf("stopped    %s after %d trials in %s\n", stop_reason.c_str(), spent, format_duration(elapsed()).c_str());
+  if (confirmations > 0) {
+    std::printf("confirmed  each job's %d best schedules: %d more measurements; a schedule's time is its median\n",
+                options.confirm_top, confirmations);
+  }
   std::printf("task  space     trials  errors  best\n");
   // A job whose every trial failed is a failed job; one the budget never reached is not.
   bool all_failed_somewhere = false;

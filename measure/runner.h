@@ -3,7 +3,8 @@
 // worker is killed if need be, restarted, and the batch goes on.
 //
 // For each candidate the worker loads the library, runs it once on random inputs and
-// checks the outputs against the op's reference (a wrong result has no time), then takes
+// checks the outputs against the op's reference (a wrong result has no time), then takes,
+// on a copy of the data at page offsets drawn for this candidate (buffer_placement.h),
 // `repeat` timings of `number` calls each (more calls when a group is shorter than
 // min_repeat_ms), optionally flushing the caches before each group and sleeping
 // cooldown_ms between groups. Candidates are timed one at a time, never while the

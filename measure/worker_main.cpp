@@ -5,8 +5,9 @@
 // is a reply; only a crash or a hang ends it, and the runner sees to that.
 //
 // The test data of the last workload is kept (its reference outputs are costly for big
-// ops); a candidate's library is unloaded once it is measured, so memory stays bounded
-// over thousands of candidates. A candidate that writes into its inputs is a wrong result,
+// ops); a CPU candidate is timed on a copy of it at page offsets drawn afresh for each
+// candidate (buffer_placement.h). A candidate's library is unloaded once it is measured,
+// so memory stays bounded over thousands of candidates. A candidate that writes into its inputs is a wrong result,
 // and the inputs are restored from a pristine copy before the next one.
 //
 // A GPU candidate's file is a DeviceProgram. The device of each target string is opened
@@ -21,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <span>
 #include <string>
 
@@ -33,6 +35,7 @@
 #include "compiler/runtime/gpu/gpu_device.h"
 #include "compiler/runtime/shared_library_module.h"
 #include "compiler/runtime/timer.h"
+#include "measure/buffer_placement.h"
 #include "measure/worker_protocol.h"
 
 namespace temper::measure {
@@ -45,6 +48,7 @@ struct WorkloadData {
   ops::OpInstance op;
   ops::OpData data;
   std::vector<NDArray> pristine_inputs;
+  std::unique_ptr<BufferPlacement> placement;  // for CPU timings
 };
 
 // A candidate that writes into an input would make every later check of this workload
@@ -115,7 +119,7 @@ class Worker {
     write_line(out_, encode_ready());
     WorkerReply reply;
     try {
-      reply = device ? run_on_gpu(request, device, current_->data) : run(request, current_->data);
+      reply = device ? run_on_gpu(request, device, current_->data) : run(request, *current_);
     } catch (const std::exception& e) {
       reply = failure(MeasureError::RuntimeError, e.what());
     }
@@ -136,15 +140,15 @@ class Worker {
     current_ = std::move(w);
   }
 
-  static WorkerReply run(const WorkerRequest& request, ops::OpData& data) {
+  WorkerReply run(const WorkerRequest& request, WorkloadData& w) {
     temper_set_num_threads(request.threads);
     std::unique_ptr<Module> module = load_shared_library(request.library);
     PackedFunc f = module->get_function(request.function);
-    Comparison check = ops::run_and_check(f, data);
+    Comparison check = ops::run_and_check(f, w.data);
     if (!check.ok()) return failure(MeasureError::WrongResult, check.message);
 
-    std::vector<TemperTensor> args;
-    for (NDArray* a : data.args()) args.push_back(a->tensor());
+    if (!w.placement) w.placement = std::make_unique<BufferPlacement>(w.data.args());
+    std::vector<TemperTensor> args = w.placement->place(w.data.args(), rng_);
     TimingResult timing = time_function([&] { f(std::span<const TemperTensor>(args)); }, timing_options(request));
     WorkerReply reply;
     reply.costs = timing.group_s;
@@ -178,6 +182,7 @@ class Worker {
   }
 
   FILE* out_;
+  std::mt19937_64 rng_{std::random_device{}()};  // buffer placements
   std::unique_ptr<WorkloadData> current_;
   std::map<std::string, std::shared_ptr<GpuDevice>> devices_;  // by target string
 };

@@ -4,9 +4,12 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <unordered_set>
 
 #include "compiler/ir/error.h"
+#include "search/apply_history_best.h"
 #include "search/template_explorer.h"
+#include "tuning_db/schedule_ranking.h"
 
 namespace temper::search {
 namespace {
@@ -74,7 +77,61 @@ tuning_db::TuningRecord make_record(const Explorer& explorer, const tuning_db::T
   return r;
 }
 
+// The records of one measured batch, committed in one transaction.
+std::vector<tuning_db::TuningRecord> commit_batch(const Explorer& explorer, const tuning_db::TargetInfo& target,
+                                                  const std::vector<Proposal>& batch,
+                                                  const std::vector<measure::MeasureResult>& results,
+                                                  tuning_db::Database& db) {
+  std::vector<tuning_db::TuningRecord> records;
+  for (size_t i = 0; i < batch.size(); ++i) records.push_back(make_record(explorer, target, batch[i], results[i]));
+  db.commit_records(records);
+  return records;
+}
+
 }  // namespace
+
+void confirm_best(const Explorer& explorer, measure::Builder& builder, measure::Runner& runner,
+                  tuning_db::Database& db, const TuneOptions& options, TuneResult& job) {
+  if (options.confirm_top > 0 && options.confirm_measurements > 1) {
+    tuning_db::TargetInfo target_info = tuning_db::host_target_info(explorer.target());
+    // A schedule that the re-measurements push down lets the next one into the top: it
+    // is confirmed in the next round. Among many near-equal candidates that takes a few
+    // rounds; bounded, since a re-measurement may fail.
+    constexpr int kMaxRounds = 8;
+    for (int round = 0; round < kMaxRounds; ++round) {
+      std::vector<Proposal> batch;
+      std::vector<const tuning_db::TuningRecord*> originals;
+      std::vector<tuning_db::RankedSchedule> top = tuning_db::rank_schedules(job.records, options.confirm_top);
+      for (const tuning_db::RankedSchedule& r : top) {
+        for (int i = r.measurements; i < options.confirm_measurements; ++i) {
+          // A record the compiler can no longer replay stays as measured.
+          try {
+            batch.push_back({r.record.config,
+                             schedule_from_record(r.record, explorer.workload(), explorer.op(), explorer.target()),
+                             ""});
+          } catch (const UserError&) {
+            break;
+          }
+          originals.push_back(&r.record);
+        }
+      }
+      if (batch.empty()) break;
+      std::vector<measure::MeasureResult> results =
+          measure_batch(explorer, builder, runner, options.machine_share, batch, job);
+      std::vector<tuning_db::TuningRecord> records;
+      for (size_t i = 0; i < batch.size(); ++i) {
+        records.push_back(make_record(explorer, target_info, batch[i], results[i]));
+        // The very schedule it re-measures, whatever the replay's trace would print.
+        records.back().trace = originals[i]->trace;
+      }
+      db.commit_records(records);
+      job.confirmations += static_cast<int>(records.size());
+      job.records.insert(job.records.end(), records.begin(), records.end());
+    }
+  }
+  std::vector<tuning_db::TuningRecord> best = tuning_db::best_schedules(job.records, 1);
+  if (!best.empty()) job.best = best[0];
+}
 
 void check_tunable_target(const Target& target) {
   if (target.kind == Target::Kind::C) {
@@ -104,8 +161,17 @@ TuneResult tune(Explorer& explorer, measure::Builder& builder, measure::Runner& 
   tuning_db::TargetInfo target_info = tuning_db::host_target_info(explorer.target());
   db.commit_workload(key);
 
+  // A schedule's later records are re-measurements (confirm_best), not trials.
+  std::unordered_set<std::string> offered, mine;
   for (const tuning_db::TuningRecord& r : db.records_for(key, target_info.target)) {
+    std::string identity = tuning_db::schedule_identity(r);
+    if (!r.trace.is_null() && !offered.insert(identity).second) {
+      if (mine.count(identity)) out.records.push_back(r);
+      continue;
+    }
     if (!explorer.resume(r)) continue;
+    mine.insert(identity);
+    out.records.push_back(r);
     ++out.trials_resumed;
     if (r.is_valid() && (!out.best || r.mean < out.best->mean)) out.best = r;
   }
@@ -174,15 +240,13 @@ TuneResult tune(Explorer& explorer, measure::Builder& builder, measure::Runner& 
 
     std::vector<measure::MeasureResult> results =
         measure_batch(explorer, builder, runner, options.machine_share, batch, out);
-    std::vector<tuning_db::TuningRecord> records;
+    std::vector<tuning_db::TuningRecord> records = commit_batch(explorer, target_info, batch, results, db);
     std::vector<double> costs;
-    for (size_t i = 0; i < batch.size(); ++i) {
-      tuning_db::TuningRecord r = make_record(explorer, target_info, batch[i], results[i]);
+    for (const tuning_db::TuningRecord& r : records) {
       costs.push_back(r.is_valid() ? r.mean : std::numeric_limits<double>::infinity());
-      records.push_back(std::move(r));
     }
-    db.commit_records(records);
     explorer.update(costs);
+    out.records.insert(out.records.end(), records.begin(), records.end());
 
     for (const tuning_db::TuningRecord& r : records) {
       ++out.trials_measured;
@@ -204,6 +268,7 @@ TuneResult tune(Explorer& explorer, measure::Builder& builder, measure::Runner& 
     }
     report();
   }
+  if (!(stop && stop->load())) confirm_best(explorer, builder, runner, db, options, out);
   out.wall_s = seconds_since(start);
   return out;
 }

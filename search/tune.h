@@ -47,6 +47,13 @@ struct TuneOptions {
   // Jobs measuring at once in this process share the machine through this (null: the
   // job is alone). A CPU target's timings take it exclusively; builds and GPU timings share it.
   measure::MachineShare* machine_share = nullptr;
+  // Confirmation: at the end of a job (not one stopped on request), its confirm_top best
+  // schedules are measured again until each has confirm_measurements valid times, so
+  // that they rank by their median (tuning_db/schedule_ranking.h) and a build applies a
+  // schedule that is fast, not one timed at a lucky moment among many near-equal
+  // candidates. 0 for either: no confirmation.
+  int confirm_top = 3;
+  int confirm_measurements = 3;
 };
 
 // UserError for a target whose candidates the measurer cannot run (the C target);
@@ -66,13 +73,18 @@ struct TuneResult {
   int trials_resumed = 0;                       // found in the log at the start
   int trials_measured = 0;                      // in this run
   int errors = 0;                               // in this run
-  std::optional<tuning_db::TuningRecord> best;  // over the log and this run
+  // Over the log and this run: after confirmation, the schedule with the best median
+  // (its median record); before it, and while the job runs, the fastest record.
+  std::optional<tuning_db::TuningRecord> best;
   std::string stop_reason;                      // "trial budget reached", "time budget reached", ...
   double wall_s = 0;
   double compile_s = 0;  // time in the builder (wall)
   double run_s = 0;      // time in the runner (wall)
   // The best GFLOP/s after each measured trial of this run, in order.
   std::vector<double> best_curve;
+  int confirmations = 0;  // re-measurements of the best schedules at the end
+  // The job's records: those of the log it resumed and those of this run, re-measurements included.
+  std::vector<tuning_db::TuningRecord> records;
 };
 
 // Runs the job until a budget is spent, early stopping or the error threshold triggers,
@@ -82,6 +94,12 @@ struct TuneResult {
 TuneResult tune(Explorer& explorer, measure::Builder& builder, measure::Runner& runner, tuning_db::Database& db,
                 const TuneOptions& options, const std::function<void(const TuneProgress&)>& on_progress = {},
                 const std::atomic<bool>* stop = nullptr);
+// tune()'s confirmation, for a job whose trials ran in several tune() calls with
+// confirm_top 0 (the model tuner's turns): re-measures the best schedules among
+// job.records as options ask, commits and appends the new records, adds their count to
+// job.confirmations, and sets job.best to the best by median.
+void confirm_best(const Explorer& explorer, measure::Builder& builder, measure::Runner& runner,
+                  tuning_db::Database& db, const TuneOptions& options, TuneResult& job);
 // tune with a TemplateExplorer of task and tuner.
 TuneResult tune(const schedule_space::Task& task, Tuner& tuner, measure::Builder& builder, measure::Runner& runner,
                 tuning_db::Database& db, const TuneOptions& options,

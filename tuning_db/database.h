@@ -24,8 +24,10 @@ class Database {
   // All or none: the records land in one transaction.
   virtual void commit_records(const std::vector<TuningRecord>& records) = 0;
 
-  // The at most k valid records (TuningRecord::is_valid) of workload on target, fastest
-  // first; records of equal mean in commit order.
+  // The at most k fastest schedules of workload on target, each as its median valid
+  // record (TuningRecord::is_valid), by rank_schedules (schedule_ranking.h): a schedule
+  // measured several times ranks by its median, and one that ever gave a wrong result
+  // not at all.
   virtual std::vector<TuningRecord> top_k(const WorkloadKey& workload, const std::string& target, int k) const = 0;
   // Every record of workload on target, failed ones included, in commit order: what a
   // resumed search must not measure again.

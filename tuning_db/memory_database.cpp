@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compiler/ir/error.h"
+#include "tuning_db/schedule_ranking.h"
 
 namespace temper::tuning_db {
 
@@ -28,14 +29,7 @@ void MemoryDatabase::commit_records(const std::vector<TuningRecord>& records) {
 }
 
 std::vector<TuningRecord> MemoryDatabase::top_k(const WorkloadKey& workload, const std::string& target, int k) const {
-  if (k < 0) throw UserError(str("top_k: k must be at least 0, not ", k));
-  std::vector<TuningRecord> valid;
-  for (const TuningRecord& record : records_for(workload, target)) {
-    if (record.is_valid()) valid.push_back(record);
-  }
-  std::stable_sort(valid.begin(), valid.end(), [](const auto& a, const auto& b) { return a.mean < b.mean; });
-  if (valid.size() > static_cast<size_t>(k)) valid.resize(k);
-  return valid;
+  return best_schedules(records_for(workload, target), k);
 }
 
 std::vector<TuningRecord> MemoryDatabase::records_for(const WorkloadKey& workload, const std::string& target) const {

@@ -6,9 +6,11 @@
 #include <cmath>
 #include <filesystem>
 #include <iterator>
+#include <set>
 #include <thread>
 
 #include "compiler/ir/error.h"
+#include "tuning_db/schedule_ranking.h"
 
 namespace temper::tuning_db {
 
@@ -396,8 +398,10 @@ std::vector<TuningRecord> SQLiteDatabase::query_records(const std::string& where
 
 std::vector<TuningRecord> SQLiteDatabase::top_k(const WorkloadKey& workload, const std::string& target, int k) const {
   if (k < 0) throw UserError(str("top_k: k must be at least 0, not ", k));
-  return query_records("WHERE w.workload = ? AND t.target = ? AND " + kValidRecord + " ORDER BY r.mean, r.id",
-                       {workload.workload, target}, k);
+  return best_schedules(query_records("WHERE w.workload = ? AND t.target = ? AND (" + kValidRecord +
+                                          " OR r.error_kind = 'WrongResult') ORDER BY r.id",
+                                      {workload.workload, target}, -1),
+                        k);
 }
 
 std::vector<TuningRecord> SQLiteDatabase::records_for(const WorkloadKey& workload, const std::string& target) const {
@@ -452,8 +456,7 @@ LogStats SQLiteDatabase::stats() const {
     }
     Statement groups(db_, path_,
                      "SELECT w.op, w.workload, t.target, count(r.id), count(CASE WHEN " + kValidRecord +
-                         " THEN 1 END), min(CASE WHEN " + kValidRecord +
-                         " THEN r.mean END) FROM workloads w LEFT JOIN records r ON r.workload_id = w.id "
+                         " THEN 1 END) FROM workloads w LEFT JOIN records r ON r.workload_id = w.id "
                          "LEFT JOIN targets t ON r.target_id = t.id GROUP BY w.id, t.target ORDER BY w.id, min(r.id)");
     while (groups.step("counting records by workload")) {
       LogStats::Group group;
@@ -461,8 +464,13 @@ LogStats SQLiteDatabase::stats() const {
       group.target = groups.text(2);
       group.records = groups.integer(3);
       group.valid_records = groups.integer(4);
-      if (!groups.is_null(5)) group.best_mean = groups.real(5);
       stats.groups.push_back(std::move(group));
+    }
+    // The best as a build takes it: a re-measured schedule by its median.
+    for (LogStats::Group& group : stats.groups) {
+      if (group.valid_records == 0) continue;
+      std::vector<TuningRecord> best = top_k(group.workload, group.target, 1);
+      if (!best.empty()) group.best_mean = best[0].mean;
     }
     exec(db_, path_, "COMMIT", "finishing reading the log");
     return stats;
@@ -490,18 +498,34 @@ PruneResult SQLiteDatabase::prune(int keep, bool drop_failed) {
     }
     all_records();
 
-    // Each (workload, target string) in turn; within it the valid records fastest first.
-    Statement select(
-        db_, path_,
-        "SELECT r.id, w.id, w.op, w.workload, t.target, " + kValidRecord +
-            " FROM records r JOIN workloads w ON r.workload_id = w.id JOIN targets t ON r.target_id = t.id "
-            "ORDER BY w.id, t.target, 6 DESC, r.mean, r.id");
+    // Each (workload, target string) in turn: the records of its `keep` best schedules
+    // (rank_schedules: by median, so a re-measured schedule keeps all its times) stay.
+    Statement select(db_, path_,
+                     "SELECT r.id, w.id, w.op, w.workload, t.target, r.trace, r.config, r.mean, r.error_kind "
+                     "FROM records r JOIN workloads w ON r.workload_id = w.id JOIN targets t ON r.target_id = t.id "
+                     "ORDER BY w.id, t.target, r.id");
     std::vector<int64_t> doomed;
     int64_t group_workload_id = -1;
-    int64_t valid_kept = 0;
     PruneResult::Group group;
+    std::vector<TuningRecord> records;
+    std::vector<int64_t> ids;
     auto finish_group = [&] {
+      std::set<std::string> kept_schedules;
+      for (const RankedSchedule& r : rank_schedules(records, keep)) kept_schedules.insert(schedule_identity(r.record));
+      for (size_t i = 0; i < records.size(); ++i) {
+        bool valid = records[i].is_valid();
+        if (valid && kept_schedules.count(schedule_identity(records[i]))) {
+          ++group.kept;
+        } else if (valid || drop_failed) {
+          ++(valid ? group.removed_valid : group.removed_failed);
+          doomed.push_back(ids[i]);
+        } else {
+          ++group.kept;
+        }
+      }
       if (group.removed_valid + group.removed_failed > 0) result.groups.push_back(group);
+      records.clear();
+      ids.clear();
     };
     while (select.step("reading records to prune")) {
       if (select.integer(1) != group_workload_id || select.text(4) != group.target) {
@@ -510,21 +534,15 @@ PruneResult SQLiteDatabase::prune(int keep, bool drop_failed) {
         group = PruneResult::Group();
         group.workload = {select.text(2), select.text(3)};
         group.target = select.text(4);
-        valid_kept = 0;
       }
-      bool valid = select.integer(5) != 0;
-      if (valid && valid_kept < keep) {
-        ++valid_kept;
-        ++group.kept;
-      } else if (valid) {
-        ++group.removed_valid;
-        doomed.push_back(select.integer(0));
-      } else if (drop_failed) {
-        ++group.removed_failed;
-        doomed.push_back(select.integer(0));
-      } else {
-        ++group.kept;
-      }
+      int64_t id = select.integer(0);
+      TuningRecord r;
+      r.trace = parse_stored_json(select.text(5), path_, id, "trace");
+      r.config = select.is_null(6) ? nlohmann::json(nullptr) : parse_stored_json(select.text(6), path_, id, "config");
+      r.mean = select.is_null(7) ? NAN : select.real(7);
+      r.error = parse_error_kind(select.text(8));
+      records.push_back(std::move(r));
+      ids.push_back(id);
     }
     if (group_workload_id != -1) finish_group();
 

@@ -55,7 +55,7 @@ struct LogStats {
     std::string target;  // "" for a workload the log knows but holds no record of
     int64_t records = 0;
     int64_t valid_records = 0;
-    std::optional<double> best_mean;  // seconds; none without a valid record
+    std::optional<double> best_mean;  // seconds, of the top_k schedule; none without one
   };
   // One hardware fingerprint and how many records were measured on it.
   struct TargetCount {
@@ -116,8 +116,9 @@ class SQLiteDatabase : public Database {
 
   LogStats stats() const;
 
-  // Keeps, for each workload and target string, the `keep` fastest valid records (ties
-  // in commit order) and, unless drop_failed, every record that is not valid; removes
+  // Keeps, for each workload and target string, the valid records of its `keep` best
+  // schedules (as top_k ranks them: a re-measured schedule keeps all its times) and,
+  // unless drop_failed, every record that is not valid; removes
   // the others in one transaction, then compacts the file (VACUUM). The whole log is
   // checked (SQLite's quick_check) and read before anything is removed: a log that
   // cannot be fully read is a UserError and stays as it was. UserError for keep < 0.

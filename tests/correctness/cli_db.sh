@@ -55,9 +55,9 @@ expect "^$W8 +llvm -mcpu=native +1 +0 +- +-$"
 # best: top-k per target, any spelling of the workload, and a trace `temper run` replays.
 run db best matmul:K=32,N=48,M=64 --db log.db --target "$LLVM" -k 2 --trace-out best.json
 expect '^target +llvm -mcpu=native +\(4 records, 3 valid\)$'
-expect '^ +RANK +MEAN_MS +GFLOP/S +COSTS_MS +TIME +CONFIG$'
-expect '^ +1 +0\.0197 +10\.00 +0\.0197,0\.0197 +2023-11-14T22:13:22Z +\{"tile":2\}$'
-expect '^ +2 +0\.0300 +6\.55 +0\.0300 +2023-11-14T22:13:23Z +\{"tile":3\}$'
+expect '^ +RANK +MEAN_MS +GFLOP/S +TIMES +COSTS_MS +TIME +CONFIG$'
+expect '^ +1 +0\.0197 +10\.00 +1 +0\.0197,0\.0197 +2023-11-14T22:13:22Z +\{"tile":2\}$'
+expect '^ +2 +0\.0300 +6\.55 +1 +0\.0300 +2023-11-14T22:13:23Z +\{"tile":3\}$'
 expect_not '^ +3 '
 expect '^ +best measured on Test CPU, 2 cores, LLVM 19.1.7, avx2 fma$'
 expect '^wrote the best trace to best.json'
@@ -66,9 +66,9 @@ expect '^check +ok'
 run db best "$W" --db log.db
 expect '^target +llvm -mcpu=native '
 expect '^target +c +\(1 record, 1 valid\)$'
-expect '^ +1 +0\.0500 +3\.93 +0\.0500 +2023-11-14T22:13:25Z +-$'
+expect '^ +1 +0\.0500 +3\.93 +1 +0\.0500 +2023-11-14T22:13:25Z +-$'
 run db best oldop:x=1 --db log.db
-expect '^ +1 +1\.0000 +- '
+expect '^ +1 +1\.0000 +- +1 '
 run db best "$W8" --db log.db
 expect 'no valid records'
 must_fail 'no records of matmul:M=2,N=2,K=2.* in log.db' db best matmul:M=2,N=2,K=2 --db log.db
@@ -135,6 +135,27 @@ run db prune --db log.db --keep 1 --drop-errors
 expect '^nothing to remove from log.db \(3 records\)$'
 run db best "$W" --db log.db --target "$LLVM"
 expect '^ +1 +0\.0197 +10\.00 '
+
+# A schedule measured several times (a tuning job's confirmation) ranks by its median:
+# tile 9's lucky 0.0100 ms does not beat tile 2, its median 0.0500 ms does; prune keeps
+# or removes all its times together.
+{
+  record "$W" matmul "$LLVM" "LLVM 19.1.7" 1.96608e-05 '[1.96608e-05]' None 1700000002 '{"tile":2}'
+  record "$W" matmul "$LLVM" "LLVM 19.1.7" 1e-05 '[1e-05]' None 1700000010 '{"tile":9}'
+  record "$W" matmul "$LLVM" "LLVM 19.1.7" 6e-05 '[6e-05]' None 1700000011 '{"tile":9}'
+  record "$W" matmul "$LLVM" "LLVM 19.1.7" 5e-05 '[5e-05]' None 1700000012 '{"tile":9}'
+} >remeasured.jsonl
+run db import --db ranked.db remeasured.jsonl
+run db best "$W" --db ranked.db -k 2
+expect '^ +1 +0\.0197 +10\.00 +1 +0\.0197 +.*\{"tile":2\}$'
+expect '^ +2 +0\.0500 +3\.93 +3 +0\.0500 +2023-11-14T22:13:32Z +\{"tile":9\}$'
+expect '^  a schedule measured several TIMES ranks by its median record, shown$'
+run db list --db ranked.db
+expect "^$W +llvm -mcpu=native +4 +4 +0\.0197 +10\.00$"
+run db prune --db ranked.db --keep 2
+expect '^nothing to remove from ranked.db \(4 records\)$'
+run db prune --db ranked.db --keep 1
+expect "^$W +llvm -mcpu=native +1 +3 +0$"
 
 # Bad logs: refused with a message, and left as they were (or not created).
 must_fail 'no tuning log at absent.db' db stats --db absent.db

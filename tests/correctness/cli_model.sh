@@ -13,7 +13,8 @@ source "$here/cli_test_lib.sh"
 work="$(mktemp -d "${TMPDIR:-/tmp}/temper_cli_model_XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
-fast=(--min-repeat-ms 1 --repeat 1 --batch-size 8)
+# No re-measurements at the end (--confirm 0): each record is a trial, a sample of its own.
+fast=(--min-repeat-ms 1 --repeat 1 --batch-size 8 --confirm 0)
 py=/usr/bin/python3
 
 echo "== two workloads of matmul tuned into one log"

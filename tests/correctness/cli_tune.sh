@@ -11,20 +11,26 @@ db="$work/tuning.db"
 fast=(--min-repeat-ms 1 --repeat 2 --batch-size 4)
 
 source "$(dirname "$0")/cli_test_lib.sh"
-# Every record of a workload has a distinct config: nothing was measured twice.
+# Every record of a workload has a distinct config: no trial was measured twice (run
+# with --confirm 0, which re-measures nothing at the end).
 no_repeats() {
   local records distinct
   records=$(count "$1" "select count(*) from records")
   distinct=$(count "$1" "select count(distinct workload_id || ' ' || config) from records")
   [[ "$records" == "$distinct" ]] || fail "$records records but $distinct distinct configs in $1"
 }
+distinct_configs() { count "$1" "select count(distinct config) from records"; }
 
 echo "== a short tuning run"
 out=$("$temper" tune matmul:M=32,N=32,K=32 --db "$db" --trials 6 --tuner random --seed 1 "${fast[@]}" 2>&1) ||
   fail "tune exited $?: $out"
 echo "$out"
 grep -q "measured   6 trials" <<<"$out" || fail "expected 6 trials measured"
-[[ $(count "$db" "select count(*) from records") == 6 ]] || fail "expected 6 records in the log"
+# By default the 3 best are measured again until each has 3 times: 6 more at least.
+again=$(sed -n 's/^confirmed  the best schedules measured \([0-9]*\) more times.*/\1/p' <<<"$out")
+(( ${again:-0} >= 6 )) || fail "expected the best 3 schedules measured again (at least 6 records)"
+[[ $(count "$db" "select count(*) from records") == $((6 + again)) ]] || fail "expected $((6 + again)) records in the log"
+[[ $(distinct_configs "$db") == 6 ]] || fail "a re-measurement is not of a trial's config"
 
 echo "== applying the log"
 out=$("$temper" run matmul:M=32,N=32,K=32 --db "$db" --repeat 1 --min-repeat-ms 1 2>&1) || fail "run exited $?: $out"
@@ -39,7 +45,7 @@ out=$("$temper" tune matmul:M=32,N=32,K=32 --db "$db" --trials 10 --tuner random
 echo "$out"
 grep -q "resumed    6 trials" <<<"$out" || fail "expected 6 resumed trials"
 grep -q "measured   4 trials" <<<"$out" || fail "expected 4 new trials"
-no_repeats "$db"
+[[ $(distinct_configs "$db") == 10 ]] || fail "the resumed job measured a config again"
 
 echo "== SIGKILL mid-run leaves a readable log, and the job resumes"
 kdb="$work/killed.db"
@@ -53,7 +59,8 @@ kill -9 "$pid"
 wait "$pid" 2>/dev/null
 before=$(count "$kdb" "select count(*) from records") || fail "the killed job's log is not readable"
 (( before >= 8 )) || fail "the job logged only $before records before it was killed"
-out=$("$temper" tune matmul:M=48,N=40,K=24 --db "$kdb" --trials $((before + 4)) --tuner ga --seed 3 "${fast[@]}" 2>&1) ||
+out=$("$temper" tune matmul:M=48,N=40,K=24 --db "$kdb" --trials $((before + 4)) --tuner ga --seed 3 --confirm 0 \
+  "${fast[@]}" 2>&1) ||
   fail "tune after SIGKILL exited $?: $out"
 echo "$out"
 grep -q "resumed    $before trials" <<<"$out" || fail "expected $before resumed trials"
@@ -79,9 +86,9 @@ measured=$(sed -n 's/^measured   \([0-9]*\) trials.*/\1/p' "$work/term.log")
 
 echo "== two jobs tuning into one log at once"
 sdb="$work/shared.db"
-"$temper" tune matmul:M=16,N=16,K=16 --db "$sdb" --trials 12 --tuner random "${fast[@]}" >"$work/a.log" 2>&1 &
+"$temper" tune matmul:M=16,N=16,K=16 --db "$sdb" --trials 12 --tuner random --confirm 0 "${fast[@]}" >"$work/a.log" 2>&1 &
 a=$!
-"$temper" tune matmul:M=24,N=16,K=8 --db "$sdb" --trials 12 --tuner grid "${fast[@]}" >"$work/b.log" 2>&1 &
+"$temper" tune matmul:M=24,N=16,K=8 --db "$sdb" --trials 12 --tuner grid --confirm 0 "${fast[@]}" >"$work/b.log" 2>&1 &
 b=$!
 wait "$a" || { cat "$work/a.log"; fail "job A failed"; }
 wait "$b" || { cat "$work/b.log"; fail "job B failed"; }

@@ -16,7 +16,8 @@ cd "$work" || exit 1
 export TEMPER_CACHE_DIR="$work/cache"
 
 W=matmul:M=32,N=32,K=32
-fast=(--min-repeat-ms 1 --repeat 2 --batch-size 2 --tuner random --seed 1)
+# No re-measurements at the end (--confirm 0): the record counts are the trials.
+fast=(--min-repeat-ms 1 --repeat 2 --batch-size 2 --tuner random --seed 1 --confirm 0)
 records_of() { count t.db "select count(*) from records r join targets t on r.target_id = t.id where t.target = '$1'"; }
 
 echo "== two CPU targets at once"

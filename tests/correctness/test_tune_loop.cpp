@@ -11,6 +11,7 @@
 #include "search/apply_history_best.h"
 #include "search/tune.h"
 #include "tuning_db/memory_database.h"
+#include "tuning_db/schedule_ranking.h"
 
 namespace temper::search {
 namespace {
@@ -52,10 +53,12 @@ TEST(TuneLoop, LogsEveryTrialMeasuringTheDefaultConfigFirst) {
   EXPECT_EQ(r.trials_measured, 10);
   EXPECT_EQ(r.trials_resumed, 0);
   EXPECT_EQ(r.stop_reason, "trial budget reached");
-  ASSERT_EQ(job.db.size(), 10);
+  // The trials, then the confirmation's re-measurements of the best three.
+  EXPECT_GE(r.confirmations, 6);
+  ASSERT_EQ(job.db.size(), 10 + r.confirmations);
   std::vector<tuning_db::TuningRecord> records = job.db.all_records();
   EXPECT_EQ(records[0].config, job.task->default_config().to_json());
-  EXPECT_EQ(job.logged_configs().size(), 10u) << "a config was measured twice";
+  EXPECT_EQ(job.logged_configs().size(), 10u) << "a trial measured a config again";
   for (const tuning_db::TuningRecord& rec : records) {
     EXPECT_TRUE(rec.is_valid()) << rec.error_message;
     EXPECT_EQ(rec.costs.size(), 2u);
@@ -63,7 +66,7 @@ TEST(TuneLoop, LogsEveryTrialMeasuringTheDefaultConfigFirst) {
     EXPECT_FALSE(rec.trace.is_null());
   }
   ASSERT_TRUE(r.best.has_value());
-  for (const tuning_db::TuningRecord& rec : records) EXPECT_LE(r.best->mean, rec.mean);
+  EXPECT_EQ(*r.best, job.db.top_k(r.best->workload, kTarget.to_string(), 1).at(0));
   EXPECT_EQ(r.best_curve.size(), 10u);
   EXPECT_TRUE(std::is_sorted(r.best_curve.begin(), r.best_curve.end()));
 }
@@ -72,9 +75,9 @@ TEST(TuneLoop, AResumedJobSkipsWhatTheLogHasAndCountsItTowardsTheBudget) {
   Job job("matmul:M=32,N=24,K=8");
   job.run("ga", trials(6));
   TuneResult again = job.run("ga", trials(11));
+  // The first job's re-measurements are not trials.
   EXPECT_EQ(again.trials_resumed, 6);
   EXPECT_EQ(again.trials_measured, 5);
-  EXPECT_EQ(job.db.size(), 11);
   EXPECT_EQ(job.logged_configs().size(), 11u) << "the resumed job measured a config again";
   TuneResult done = job.run("ga", trials(11));
   EXPECT_EQ(done.trials_measured, 0);
@@ -95,7 +98,55 @@ TEST(TuneLoop, AStopRequestEndsTheJobAfterTheCurrentBatch) {
            [&](const TuneProgress& p) { later = p.trials_done > 0; }, &later);
   EXPECT_EQ(r.stop_reason, "stopped on request");
   EXPECT_EQ(r.trials_measured, 3);
+  EXPECT_EQ(r.confirmations, 0) << "a stopped job is not kept waiting";
   EXPECT_EQ(job.db.size(), 3);
+}
+
+TEST(TuneLoop, TheBestSchedulesAreMeasuredAgainAndRankByTheirMedian) {
+  Job job("matmul:M=40,N=24,K=16");
+  TuneOptions o = trials(8);
+  o.confirm_top = 2;
+  o.confirm_measurements = 4;
+  TuneResult r = job.run("random", o);
+  EXPECT_GE(r.confirmations, 6);
+  ASSERT_EQ(job.db.size(), 8 + r.confirmations);
+  EXPECT_EQ(r.records.size(), static_cast<size_t>(job.db.size()));
+  std::string target = kTarget.to_string();
+  tuning_db::WorkloadKey key = tuning_db::WorkloadKey::from(job.task->workload());
+  // The re-measurements repeat the trials' schedules exactly, and the best two now have
+  // four times each: their ranks are their medians.
+  std::vector<tuning_db::TuningRecord> records = job.db.records_for(key, target);
+  std::set<std::string> trial_schedules;
+  for (int i = 0; i < 8; ++i) trial_schedules.insert(tuning_db::schedule_identity(records[i]));
+  for (size_t i = 8; i < records.size(); ++i) {
+    EXPECT_TRUE(trial_schedules.count(tuning_db::schedule_identity(records[i]))) << "record " << i;
+  }
+  std::vector<tuning_db::RankedSchedule> top = tuning_db::rank_schedules(records, 2);
+  ASSERT_EQ(top.size(), 2u);
+  for (const tuning_db::RankedSchedule& t : top) {
+    EXPECT_EQ(t.measurements, 4);
+    int faster = 0;
+    for (const tuning_db::TuningRecord& rec : records) {
+      if (tuning_db::schedule_identity(rec) == tuning_db::schedule_identity(t.record)) faster += rec.mean < t.record.mean;
+    }
+    EXPECT_EQ(faster, 2) << "of four times, the slower middle one";
+  }
+  ASSERT_TRUE(r.best.has_value());
+  EXPECT_EQ(*r.best, top[0].record);
+  EXPECT_EQ(job.db.top_k(key, target, 1).at(0), top[0].record);
+
+  // Resumed, the re-measurements count as nothing: the budget is spent, nothing is measured.
+  TuneResult again = job.run("random", o);
+  EXPECT_EQ(again.trials_resumed, 8);
+  EXPECT_EQ(again.trials_measured, 0);
+  EXPECT_EQ(job.logged_configs().size(), 8u);
+
+  // Without confirmation the log holds the trials alone.
+  Job plain("matmul:M=40,N=24,K=16");
+  o.confirm_top = 0;
+  TuneResult unconfirmed = plain.run("random", o);
+  EXPECT_EQ(unconfirmed.confirmations, 0);
+  EXPECT_EQ(plain.db.size(), 8);
 }
 
 TEST(TuneLoop, TheTimeBudgetEndsTheJob) {

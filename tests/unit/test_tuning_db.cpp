@@ -18,6 +18,7 @@
 #include "compiler/ops/workload.h"
 #include "tuning_db/json_lines.h"
 #include "tuning_db/memory_database.h"
+#include "tuning_db/schedule_ranking.h"
 #include "tuning_db/sqlite_database.h"
 
 namespace temper::tuning_db {
@@ -153,6 +154,37 @@ TEST_P(DatabaseTest, TopKIsFastestValidFirstForThatWorkloadAndTarget) {
   EXPECT_TRUE(db->top_k(kMatmul, "llvm -mcpu=native", 5).empty());
   EXPECT_EQ(db->records_for(kMatmul, "llvm").size(), 7u);
   EXPECT_EQ(db->records_for(kMatmul, "c").size(), 1u);
+}
+
+TEST_P(DatabaseTest, TopKRanksASchedulesRecordsByTheirMedianAndDropsOneThatWasEverWrong) {
+  auto db = open();
+  // Schedule 1: one lucky 1 ms, then 3 and 4 ms when measured again; its median is 3 ms.
+  // Schedule 2: 2 ms once. Schedule 3: 2.5 ms and 2.6 ms; of an even count the slower
+  // middle. Schedule 4: fast, but wrong once. Schedule 5: one valid, one failed run.
+  TuningRecord one = make_record(kMatmul, "llvm", 1e-3, ErrorKind::None, 1);
+  TuningRecord one_again = one, one_third = one;
+  one_again.mean = 3e-3;
+  one_third.mean = 4e-3;
+  one_third.timestamp = one_again.timestamp = one.timestamp + 100;
+  TuningRecord three = make_record(kMatmul, "llvm", 2.5e-3, ErrorKind::None, 3), three_again = three;
+  three_again.mean = 2.6e-3;
+  TuningRecord four = make_record(kMatmul, "llvm", 0.5e-3, ErrorKind::None, 4);
+  TuningRecord four_wrong = make_record(kMatmul, "llvm", NAN, ErrorKind::WrongResult, 4);
+  TuningRecord five = make_record(kMatmul, "llvm", 5e-3, ErrorKind::None, 5);
+  TuningRecord five_failed = make_record(kMatmul, "llvm", NAN, ErrorKind::RunTimeout, 5);
+  db->commit_records({one, make_record(kMatmul, "llvm", 2e-3, ErrorKind::None, 2), three, four, five, one_again,
+                      three_again, four_wrong, one_third, five_failed});
+  std::vector<TuningRecord> top = db->top_k(kMatmul, "llvm", 10);
+  EXPECT_EQ(means(top), (std::vector<double>{2e-3, 2.6e-3, 3e-3, 5e-3}));
+  EXPECT_EQ(top[2], one_again) << "a schedule is represented by its median record";
+
+  std::vector<RankedSchedule> ranked = rank_schedules(db->records_for(kMatmul, "llvm"), 2);
+  ASSERT_EQ(ranked.size(), 2u);
+  EXPECT_EQ(ranked[0].measurements, 1);
+  EXPECT_EQ(ranked[1].measurements, 2);
+  EXPECT_EQ(schedule_identity(ranked[1].record), schedule_identity(three));
+  EXPECT_NE(schedule_identity(one), schedule_identity(three));
+  EXPECT_THROW(rank_schedules({}, -1), UserError);
 }
 
 INSTANTIATE_TEST_SUITE_P(Implementations, DatabaseTest, ::testing::Values("memory", "sqlite"));
