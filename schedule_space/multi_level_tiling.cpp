@@ -7,7 +7,7 @@
 namespace temper::schedule_space {
 
 TiledLoops multi_level_tile(Schedule& s, BlockRV block, const std::string& structure, int max_innermost_factor,
-                            std::optional<int> innermost_loop) {
+                            std::optional<int> innermost_loop, const std::vector<int>& outer_first) {
   const int spatial_levels = static_cast<int>(std::count(structure.begin(), structure.end(), 'S'));
   const int reduce_levels = static_cast<int>(std::count(structure.begin(), structure.end(), 'R'));
   TEMPER_CHECK(spatial_levels + reduce_levels == static_cast<int>(structure.size()) && spatial_levels > 0,
@@ -19,6 +19,7 @@ TiledLoops multi_level_tile(Schedule& s, BlockRV block, const std::string& struc
   // The split loops of each kind, per loop: parts[k] is level k of that kind.
   std::vector<std::vector<LoopRV>> spatial, reduce;
   std::optional<size_t> innermost;  // index into spatial
+  std::vector<bool> first;           // per entry of spatial: one of outer_first
   for (size_t l = 0; l < loops.size(); ++l) {
     const int64_t* extent = as_const_int(s.loop(loops[l])->extent);
     if (!extent) {
@@ -40,6 +41,9 @@ TiledLoops multi_level_tile(Schedule& s, BlockRV block, const std::string& struc
       parts = s.split(loops[l], std::vector<SplitFactor>(factors.begin(), factors.end()), false);
     }
     if (!info.loop_is_reduce[l] && innermost_loop == static_cast<int>(l)) innermost = spatial.size();
+    if (!info.loop_is_reduce[l]) {
+      first.push_back(std::find(outer_first.begin(), outer_first.end(), static_cast<int>(l)) != outer_first.end());
+    }
     (info.loop_is_reduce[l] ? reduce : spatial).push_back(parts);
   }
   if (innermost_loop && !innermost) {
@@ -53,6 +57,13 @@ TiledLoops multi_level_tile(Schedule& s, BlockRV block, const std::string& struc
     bool is_spatial = structure[level] == 'S';
     int k = is_spatial ? next_spatial++ : next_reduce++;
     for (const std::vector<LoopRV>& parts : is_spatial ? spatial : reduce) tiles.levels[level].push_back(parts[k]);
+    if (level == 0 && is_spatial) {
+      std::vector<LoopRV> ahead, behind;
+      for (size_t p = 0; p < spatial.size(); ++p) (first[p] ? ahead : behind).push_back(spatial[p][0]);
+      tiles.outer_first = ahead.size();
+      ahead.insert(ahead.end(), behind.begin(), behind.end());
+      tiles.levels[0] = ahead;
+    }
     if (static_cast<int>(level) == last_spatial && innermost) {
       std::vector<LoopRV>& loops_here = tiles.levels[level];
       std::rotate(loops_here.begin() + static_cast<std::ptrdiff_t>(*innermost),

@@ -177,9 +177,15 @@ void vectorize_innermost(Schedule& s) {
     const ForNode* loop = s.loop(loops.back());
     int64_t e = extent_of(s, loops.back());
     const BlockRealizeNode* only_this_block = loop->body.as<BlockRealizeNode>();
-    if (loop->for_kind == ForKind::Serial && only_this_block && e >= 2 && e <= 64 &&
-        unit_stride_along(only_this_block, loop->loop_var)) {
+    if (loop->for_kind != ForKind::Serial || !only_this_block || e < 2 ||
+        !unit_stride_along(only_this_block, loop->loop_var)) {
+      continue;
+    }
+    // A longer row (a wide panel's copy) is vectorized 64 elements at a time.
+    if (e <= 64) {
       ops::try_step([&] { s.vectorize(loops.back()); });
+    } else if (e % 64 == 0) {
+      ops::try_step([&] { s.vectorize(s.split(loops.back(), {std::nullopt, 64})[1]); });
     }
   }
 }

@@ -66,6 +66,8 @@ struct SketchState {
   std::set<std::pair<std::string, std::string>> applied;
   // Stages a rule added on purpose (a packing copy): never inlined back.
   std::set<std::string> keep;
+  // Per stage, its packing copy: the tiling rule computes it per panel (AddCacheReadForPacking).
+  std::map<std::string, std::string> panel_copy;
   // Per stage, the loop its register tile is vectorized along where a rule chose one
   // other than the innermost (StageFacts::vector_axes).
   std::map<std::string, int> vector_loop;

@@ -92,6 +92,12 @@ class ChooseVectorAxis : public SketchRule {
   }
 };
 
+// The read that misses a spatial axis (matmul's B, which no row index reaches) copied
+// contiguously per panel: the tiling rule puts the outermost tiles of the loops that
+// index it first, computes the copy under them, and leaves the others (the rows) inside,
+// so that each panel is copied once and read by every row tile -- the expert GEMM's
+// packing. Read in place instead, a panel whose rows lie pages apart falls into few
+// cache sets and misses however it is tiled.
 class AddCacheReadForPacking : public SketchRule {
  public:
   std::string name() const override { return "cache-read"; }
@@ -103,13 +109,14 @@ class AddCacheReadForPacking : public SketchRule {
   }
   std::vector<SketchState> apply(const SketchState& state, const StageFacts& stage,
                                  const SketchContext&) const override {
-    // The stage stays, for the tiling rules; the copy's place is drawn by annotation.
+    // The stage stays, for the tiling rules, which place the copy.
     SketchState next = state;
     const VectorAxis& axis = *state.vector_axis(stage);
     BlockRV copy =
         next.schedule.cache_read(next.schedule.get_block(stage.name), *axis.packed_read, "global", axis.packed_layout);
     next.keep.insert(next.schedule.block_name(copy));
-    next.steps.push_back(str("cache-read ", next.schedule.block_name(copy)));
+    next.panel_copy[stage.name] = next.schedule.block_name(copy);
+    next.steps.push_back(str("cache-read ", next.schedule.block_name(copy), " per panel"));
     return {next};
   }
 };
@@ -135,6 +142,31 @@ class AddCacheWrite : public SketchRule {
   }
 };
 
+// multi_level_tile with the CPU structure; a stage with a packing copy gets its panel
+// loops first and the copy computed under the last of them (AddCacheReadForPacking).
+TiledLoops tile_cpu(SketchState& state, const StageFacts& stage, const SketchContext& ctx,
+                    std::optional<int> vector_loop) {
+  Schedule& s = state.schedule;
+  auto copy = state.panel_copy.find(stage.name);
+  const VectorAxis* axis = state.vector_axis(stage);
+  std::vector<int> panel_loops;
+  if (copy != state.panel_copy.end() && axis) panel_loops = axis->packed_read_loops;
+  TiledLoops tiles =
+      multi_level_tile(s, s.get_block(stage.name), kCpuStructure, ctx.max_innermost_factor, vector_loop, panel_loops);
+  if (copy != state.panel_copy.end()) {
+    std::optional<LoopRV> panel;
+    if (tiles.outer_first > 0) {
+      panel = tiles.levels[0][tiles.outer_first - 1];
+    } else if (!tiles.unit.empty()) {
+      panel = tiles.unit.back();
+    }
+    // Without a panel loop (every loop that indexes the read has extent 1) the copy
+    // stays whole at the root.
+    if (panel) s.compute_at(s.get_block(copy->second), *panel);
+  }
+  return tiles;
+}
+
 class MultiLevelTilingWithFusion : public SketchRule {
  public:
   std::string name() const override { return "multi-level-tiling-with-fusion"; }
@@ -150,8 +182,7 @@ class MultiLevelTilingWithFusion : public SketchRule {
       SketchState next = state;
       next.advance(stage.name);
       Schedule& s = next.schedule;
-      TiledLoops tiles = multi_level_tile(s, s.get_block(stage.name), kCpuStructure, ctx.max_innermost_factor,
-                                          chosen_vector_loop(state, stage));
+      TiledLoops tiles = tile_cpu(next, stage, ctx, chosen_vector_loop(state, stage));
       std::optional<LoopRV> at = last_loop_at_or_above(tiles, level);
       if (!at) continue;
       s.reverse_compute_at(s.get_block(consumer), *at);
@@ -174,8 +205,7 @@ class MultiLevelTiling : public SketchRule {
                                  const SketchContext& ctx) const override {
     SketchState next = state;
     next.advance(stage.name);
-    multi_level_tile(next.schedule, next.schedule.get_block(stage.name), kCpuStructure, ctx.max_innermost_factor,
-                     chosen_vector_loop(state, stage));
+    tile_cpu(next, stage, ctx, chosen_vector_loop(state, stage));
     next.tiled.insert(stage.name);
     next.steps.push_back(str("tile ", stage.name, " ", kCpuStructure));
     return {next};

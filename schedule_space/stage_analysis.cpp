@@ -79,6 +79,11 @@ VectorAxis packed_read_along(const BlockNode* block, int axis, const std::vector
     if (dim < 0) continue;
     out.packed_read = static_cast<int>(r);
     out.packed_layout = layout_with_last(static_cast<int>(read.region.size()), dim);
+    for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+      const VarNode* var = block->iter_vars[k].var.get();
+      bool is_spatial = std::find(spatial.begin(), spatial.end(), var) != spatial.end();
+      if (is_spatial && used.count(var)) out.packed_read_loops.push_back(static_cast<int>(k));
+    }
     break;
   }
   if (!block->writes.empty()) {

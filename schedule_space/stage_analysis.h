@@ -36,6 +36,9 @@ struct VectorAxis {
   int loop = 0;                    // index of the block's loop (and iteration variable)
   std::optional<int> packed_read;  // index into the block's reads
   std::vector<int> packed_layout;  // the copy's dimensions, as cache_read takes them (empty: unchanged)
+  // The block's spatial loops (of extent > 1) that index the packed read: the copy is
+  // made per tile of these, and reused across the others (the panel, AddCacheReadForPacking).
+  std::vector<int> packed_read_loops;
   // A write cache's dimensions with the one the axis indexes last (empty: unchanged).
   std::vector<int> output_layout;
 };

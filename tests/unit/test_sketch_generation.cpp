@@ -23,12 +23,12 @@ std::vector<std::string> descriptions(const std::string& workload) {
 using Strings = std::vector<std::string>;
 
 TEST(SketchGeneration, AMatmulIsTiledWithOrWithoutPackingAndACacheWriteFusedAtTwoLevels) {
-  // B is packed (a copy whose place annotation draws) or not; the product is accumulated
+  // B is packed per panel or not; the product is accumulated
   // in a local tile copied out after S0 or S1, or in place.
   EXPECT_EQ(descriptions("matmul:M=64,N=64,K=64"),
-            (Strings{"cache-read B_global, cache-write matmul, tile matmul SSRSRS, fuse matmul_local after S0",
-                     "cache-read B_global, cache-write matmul, tile matmul SSRSRS, fuse matmul_local after S1",
-                     "cache-read B_global, tile matmul SSRSRS",
+            (Strings{"cache-read B_global per panel, cache-write matmul, tile matmul SSRSRS, fuse matmul_local after S0",
+                     "cache-read B_global per panel, cache-write matmul, tile matmul SSRSRS, fuse matmul_local after S1",
+                     "cache-read B_global per panel, tile matmul SSRSRS",
                      "cache-write matmul, tile matmul SSRSRS, fuse matmul_local after S0",
                      "cache-write matmul, tile matmul SSRSRS, fuse matmul_local after S1", "tile matmul SSRSRS"}));
 }
@@ -37,8 +37,8 @@ TEST(SketchGeneration, AnElementwiseConsumerIsFusedInsteadOfACacheWrite) {
   // dense's bias and relu are one block reading the product at its own indices. Its
   // weight W[j, k], read along j a row apart, is copied as [k, j] or not.
   EXPECT_EQ(descriptions("dense:M=16,N=32,K=24,bias=1,act=relu"),
-            (Strings{"cache-read W_global, tile dense_matmul SSRSRS, fuse dense after S0",
-                     "cache-read W_global, tile dense_matmul SSRSRS, fuse dense after S1",
+            (Strings{"cache-read W_global per panel, tile dense_matmul SSRSRS, fuse dense after S0",
+                     "cache-read W_global per panel, tile dense_matmul SSRSRS, fuse dense after S1",
                      "tile dense_matmul SSRSRS, fuse dense after S0", "tile dense_matmul SSRSRS, fuse dense after S1"}));
 }
 
@@ -49,26 +49,44 @@ TEST(SketchGeneration, AConvolutionsPaddingIsLeftToAnnotation) {
   // Vectorized along the output channels (j), the weight copied with them last; or
   // along the output columns (l), the padded input copied.
   EXPECT_EQ(descriptions("conv2d:N=1,C=4,H=10,W=10,K=8,R=3,S=3,pad=1"),
-            (Strings{"vectorize conv2d along j, cache-read weight_global, cache-write conv2d, tile conv2d SSRSRS, "
+            (Strings{"vectorize conv2d along j, cache-read weight_global per panel, cache-write conv2d, tile conv2d SSRSRS, "
                      "fuse conv2d_local after S0",
-                     "vectorize conv2d along j, cache-read weight_global, cache-write conv2d, tile conv2d SSRSRS, "
+                     "vectorize conv2d along j, cache-read weight_global per panel, cache-write conv2d, tile conv2d SSRSRS, "
                      "fuse conv2d_local after S1",
-                     "vectorize conv2d along j, cache-read weight_global, tile conv2d SSRSRS",
+                     "vectorize conv2d along j, cache-read weight_global per panel, tile conv2d SSRSRS",
                      "vectorize conv2d along j, cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S0",
                      "vectorize conv2d along j, cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S1",
                      "vectorize conv2d along j, tile conv2d SSRSRS",
-                     "cache-read conv2d_pad_global, cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S0",
-                     "cache-read conv2d_pad_global, cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S1",
-                     "cache-read conv2d_pad_global, tile conv2d SSRSRS",
+                     "cache-read conv2d_pad_global per panel, cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S0",
+                     "cache-read conv2d_pad_global per panel, cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S1",
+                     "cache-read conv2d_pad_global per panel, tile conv2d SSRSRS",
                      "cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S0",
                      "cache-write conv2d, tile conv2d SSRSRS, fuse conv2d_local after S1", "tile conv2d SSRSRS"}));
+}
+
+TEST(SketchGeneration, APackedReadIsCopiedPerPanelOutsideTheRowTiles) {
+  // B's panel (all of k, a tile of j) is copied under the outermost tile of j, which
+  // goes first, and the row tiles run inside it: one copy per panel, whatever the draws.
+  AutoSpace space(ops::Workload::parse("matmul:M=64,N=64,K=64"), two_cores());
+  ASSERT_EQ(space.sketches()[2].description, "cache-read B_global per panel, tile matmul SSRSRS");
+  for (uint64_t seed : {1, 2, 3, 4, 5}) {
+    std::string program = to_string(space.instantiate(2, {}, seed).schedule.func());
+    size_t panel = program.find("j_0");
+    size_t copy = program.find("block B_global(");
+    size_t rows = program.find("for (i_0");
+    size_t product = program.find("block matmul(");
+    ASSERT_NE(panel, std::string::npos) << program;
+    EXPECT_LT(panel, copy) << program;
+    EXPECT_LT(copy, rows) << program;
+    EXPECT_LT(rows, product) << program;
+  }
 }
 
 TEST(SketchGeneration, APackedReadIsLaidOutWithTheVectorAxisLast) {
   // Attention's Q K^T: K[b, j, k] is read along j, the innermost spatial axis, a row
   // apart; its copy is K[b, k, j].
   AutoSpace space(ops::Workload::parse("batch_matmul:B=2,M=16,N=16,K=8,transpose_b=1"), two_cores());
-  ASSERT_EQ(space.sketches()[2].description, "cache-read B_global, tile batch_matmul SSRSRS");
+  ASSERT_EQ(space.sketches()[2].description, "cache-read B_global per panel, tile batch_matmul SSRSRS");
   AutoCandidate c = space.instantiate(2, {}, 3);
   std::string program = to_string(c.schedule.func());
   EXPECT_NE(program.find("allocate B_global: float32[2, 8, 16]"), std::string::npos) << program;
