@@ -68,10 +68,7 @@ void run_workload(const std::string& label, int trials, int rounds, const std::s
   std::filesystem::remove(path);
   tuning_db::SQLiteDatabase db(path);
   measure::Builder builder;
-  measure::RunnerOptions runner_options;
-  runner_options.repeat = 3;
-  runner_options.min_repeat_ms = 20;
-  measure::Runner runner(runner_options);
+  measure::Runner runner(tuning_runner_options());
   search::TuneOptions options;
   options.trials = trials;
   wait_for_idle_cpu();

@@ -35,6 +35,13 @@ std::string ensure_openblas_coretype(char** argv) {
   return type;
 }
 
+measure::RunnerOptions tuning_runner_options() {
+  measure::RunnerOptions o;
+  o.repeat = 3;
+  o.min_repeat_ms = 20;
+  return o;
+}
+
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   return values[values.size() / 2];

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "measure/runner.h"
+
 namespace temper::bench {
 
 // Waits (up to max_wait_s) until the 1-minute load average falls below the core count
@@ -18,6 +20,9 @@ double wait_for_idle_cpu(double max_wait_s = 30);
 // (SkylakeX on AVX-512 machines, Haswell on AVX2) and re-executes the program, so that
 // the figures are OpenBLAS's real ones. Returns the value in force.
 std::string ensure_openblas_coretype(char** argv);
+
+// The runner settings of the benchmarks' tuning jobs: 3 timed groups of at least 20 ms.
+measure::RunnerOptions tuning_runner_options();
 
 // The median of a benchmark's round times.
 double median(std::vector<double> values);

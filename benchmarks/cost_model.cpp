@@ -116,13 +116,7 @@ struct Measurer {
   measure::Runner runner;
   tuning_db::SQLiteDatabase db;
 
-  static measure::RunnerOptions runner_options() {
-    measure::RunnerOptions o;
-    o.repeat = 3;
-    o.min_repeat_ms = 20;
-    return o;
-  }
-  explicit Measurer(const std::string& path) : runner(runner_options()), db(path) {}
+  explicit Measurer(const std::string& path) : runner(tuning_runner_options()), db(path) {}
 };
 
 // Proposes exactly the configs it is given: how the table measures configs it lacks.

@@ -1,6 +1,9 @@
 #include "search/candidate_limits.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <string>
 #include <set>
 #include <vector>
 
@@ -48,6 +51,55 @@ class RegisterTileFinder : public IRVisitor {
   std::vector<const ForNode*> loops_;
 };
 
+// Finds the largest buffer allocated under a parallel loop (lowering keeps a small one
+// on the stack, "local", a large one on the heap: both are the thread's).
+class PerThreadCopyFinder : public IRVisitor {
+ public:
+  using IRVisitor::visit;
+  int64_t largest = 0;
+
+ protected:
+  void visit(const ForNode* op) override {
+    bool parallel = op->for_kind == ForKind::Parallel;
+    parallel_depth_ += parallel;
+    IRVisitor::visit(op);
+    parallel_depth_ -= parallel;
+  }
+  void visit(const AllocateNode* op) override {
+    if (parallel_depth_ > 0) {
+      int64_t bytes = op->buffer->dtype.bytes();
+      for (const Expr& e : op->buffer->shape) {
+        const int64_t* extent = as_const_int(e);
+        bytes *= extent ? *extent : 1;
+      }
+      largest = std::max(largest, bytes);
+    }
+    IRVisitor::visit(op);
+  }
+
+ private:
+  int parallel_depth_ = 0;
+};
+
+// This machine's L2 cache per core in bytes (sysfs), 0 when it cannot be read.
+int64_t host_l2_bytes() {
+  static const int64_t bytes = [] {
+    for (int index = 0; index < 8; ++index) {
+      std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+      std::ifstream level(dir + "level"), size(dir + "size");
+      int l = 0;
+      std::string text;
+      if (!(level >> l) || !(size >> text)) break;
+      if (l != 2 || text.empty()) continue;
+      int64_t value = std::atoll(text.c_str());
+      char unit = text.back();
+      return unit == 'K' ? value << 10 : unit == 'M' ? value << 20 : value;
+    }
+    return int64_t{0};
+  }();
+  return bytes;
+}
+
 }  // namespace
 
 CandidateLimits candidate_limits(const Target& target) {
@@ -57,6 +109,7 @@ CandidateLimits candidate_limits(const Target& target) {
   } else {
     limits.vector_lanes = schedule_space::vector_lanes(target);
     limits.max_register_tile = int64_t{schedule_space::vector_registers(target)} * limits.vector_lanes;
+    limits.max_copy_bytes = host_l2_bytes() / 2;
   }
   return limits;
 }
@@ -77,8 +130,14 @@ bool fills_registers(const PrimFunc& scheduled, const CandidateLimits& limits) {
   return tile.elements * 4 >= limits.max_register_tile && tile.innermost % limits.vector_lanes == 0;
 }
 
+int64_t largest_per_thread_copy(const PrimFunc& lowered) {
+  PerThreadCopyFinder finder;
+  finder.visit(lowered.body);
+  return finder.largest;
+}
+
 bool fits_device(const PrimFunc& lowered, const CandidateLimits& limits) {
-  if (!limits.gpu) return true;
+  if (!limits.gpu) return limits.max_copy_bytes <= 0 || largest_per_thread_copy(lowered) <= limits.max_copy_bytes;
   try {
     check_gpu_limits(split_host_device(lowered), *limits.gpu);
   } catch (const UserError&) {

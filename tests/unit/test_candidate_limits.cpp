@@ -1,8 +1,9 @@
 // The limits the auto-scheduler's search holds candidates to before scoring them: the
 // register tile of a reduction (the spatial loops inside its innermost reduction loop)
-// within the vector registers on CPU.
+// within the vector registers on CPU, and a thread's packing copy within half its L2.
 #include <gtest/gtest.h>
 
+#include "compiler/lower/lower.h"
 #include "search/candidate_limits.h"
 #include "test_schedule_workloads.h"
 
@@ -58,6 +59,31 @@ TEST(CandidateLimits, ATileFillsTheRegistersWithFourVectorsOrMore) {
   EXPECT_FALSE(fills_registers(tiled(2, 8), cpu));   // 2 vectors: the FMA units wait
   EXPECT_FALSE(fills_registers(tiled(8, 4), cpu));   // half vectors
   EXPECT_TRUE(fills_registers(tiled(2, 8), candidate_limits(Target::parse("opencl"))));
+}
+
+TEST(CandidateLimits, ACopyPerParallelIterationIsBoundedByHalfTheL2) {
+  // B's panel of 32 columns copied under the parallel loop over the panels: 64 x 32
+  // floats, 8 KiB per thread; the same copy at the root is not per thread.
+  auto packed = [](bool per_panel) {
+    Schedule s(testing::matmul(64, 64, 64));
+    BlockRV c = s.get_block("C");
+    BlockRV copy = s.cache_read(c, 2, "global");
+    std::vector<LoopRV> loops = s.get_loops(c);
+    std::vector<LoopRV> j = s.split(loops[1], {2, 32});
+    s.reorder({j[0], loops[0], loops[2], j[1]});
+    s.parallel(j[0]);
+    if (per_panel) s.compute_at(copy, j[0]);
+    return lower(s.func());
+  };
+  EXPECT_EQ(largest_per_thread_copy(packed(true)), 64 * 32 * 4);
+  EXPECT_EQ(largest_per_thread_copy(packed(false)), 0);
+  CandidateLimits cpu = candidate_limits(Target::parse("llvm -mcpu=haswell"));
+  cpu.max_copy_bytes = 8192;
+  EXPECT_TRUE(fits_device(packed(true), cpu));
+  cpu.max_copy_bytes = 8191;
+  EXPECT_FALSE(fits_device(packed(true), cpu));
+  cpu.max_copy_bytes = 0;  // the L2 unknown: no bound
+  EXPECT_TRUE(fits_device(packed(true), cpu));
 }
 
 }  // namespace
