@@ -78,11 +78,7 @@ void run_workload(const std::string& label, int trials, int rounds, const std::s
               result.errors, result.wall_s, result.compile_s, result.run_s);
 
   Schedule def = search::default_schedule(workload, op, kTarget);
-  std::optional<tuning_db::TuningRecord> sketch_best;
-  nlohmann::json default_trace = ops::schedule_cpu_default(op, kTarget).trace().to_json();
-  for (const tuning_db::TuningRecord& r : db.records_for(tuning_db::WorkloadKey::from(workload), kTarget.to_string())) {
-    if (r.is_valid() && r.trace != default_trace && (!sketch_best || r.mean < sketch_best->mean)) sketch_best = r;
-  }
+  std::optional<tuning_db::TuningRecord> sketch_best = best_of_sketches(result.records, op, kTarget);
   if (!result.best || !sketch_best) throw UserError(str("the auto-scheduler found no valid schedule for ", label));
 
   ops::OpData data = ops::make_op_data(op, 7);

@@ -9,6 +9,9 @@
 #include <fstream>
 #include <thread>
 
+#include "compiler/ops/cpu_schedules.h"
+#include "tuning_db/schedule_ranking.h"
+
 namespace temper::bench {
 
 double wait_for_idle_cpu(double max_wait_s) {
@@ -40,6 +43,18 @@ measure::RunnerOptions tuning_runner_options() {
   o.repeat = 3;
   o.min_repeat_ms = 20;
   return o;
+}
+
+std::optional<tuning_db::TuningRecord> best_of_sketches(const std::vector<tuning_db::TuningRecord>& records,
+                                                        const ops::OpInstance& op, const Target& target) {
+  nlohmann::json default_trace = ops::schedule_cpu_default(op, target).trace().to_json();
+  std::vector<tuning_db::TuningRecord> sketches;
+  for (const tuning_db::TuningRecord& r : records) {
+    if (r.trace != default_trace) sketches.push_back(r);
+  }
+  std::vector<tuning_db::TuningRecord> best = tuning_db::best_schedules(sketches, 1);
+  if (best.empty()) return std::nullopt;
+  return best[0];
 }
 
 double median(std::vector<double> values) {

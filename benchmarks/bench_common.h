@@ -3,10 +3,14 @@
 // compiler/runtime/timer.h's.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "compiler/ops/workload.h"
+#include "compiler/target/target.h"
 #include "measure/runner.h"
+#include "tuning_db/record.h"
 
 namespace temper::bench {
 
@@ -23,6 +27,12 @@ std::string ensure_openblas_coretype(char** argv);
 
 // The runner settings of the benchmarks' tuning jobs: 3 timed groups of at least 20 ms.
 measure::RunnerOptions tuning_runner_options();
+
+// The best of an auto-scheduler job's records among its sketches' candidates alone
+// (leaving out the op's default schedule, which the job measures first), ranked as the
+// log ranks them: by each schedule's median, the confirmations' included.
+std::optional<tuning_db::TuningRecord> best_of_sketches(const std::vector<tuning_db::TuningRecord>& records,
+                                                        const ops::OpInstance& op, const Target& target);
 
 // The median of a benchmark's round times.
 double median(std::vector<double> values);

@@ -40,7 +40,6 @@
 #include "search/apply_history_best.h"
 #include "search/auto_explorer.h"
 #include "search/tune.h"
-#include "tuning_db/schedule_ranking.h"
 #include "tuning_db/sqlite_database.h"
 
 namespace temper::bench {
@@ -55,21 +54,6 @@ const std::map<std::string, std::string> kWorkloads = {
     {"conv14", "conv2d:N=1,C=256,H=14,W=14,K=256,R=3,S=3,stride=1,pad=1"},
     {"conv7", "conv2d:N=1,C=512,H=7,W=7,K=512,R=3,S=3,stride=1,pad=1"},
 };
-
-// The best of an auto-scheduler job's records among its sketches' candidates alone (leaving
-// out the default schedule it measures first), ranked as the log ranks them: by each
-// schedule's median, the confirmations' included.
-std::optional<tuning_db::TuningRecord> best_of_sketches(const std::vector<tuning_db::TuningRecord>& records,
-                                                        const ops::OpInstance& op) {
-  nlohmann::json default_trace = ops::schedule_cpu_default(op, kTarget).trace().to_json();
-  std::vector<tuning_db::TuningRecord> sketches;
-  for (const tuning_db::TuningRecord& r : records) {
-    if (r.trace != default_trace) sketches.push_back(r);
-  }
-  std::vector<tuning_db::TuningRecord> best = tuning_db::best_schedules(sketches, 1);
-  if (best.empty()) return std::nullopt;
-  return best[0];
-}
 
 // A tuner's job as its log left it (--retime): its best and its records, no timings.
 search::TuneResult from_log(const std::string& path, const ops::Workload& workload) {
@@ -283,7 +267,7 @@ void run_workload(const std::string& label, const std::vector<std::string>& tune
       }
     }
     std::optional<tuning_db::TuningRecord> sketch_best;
-    if (name == "auto") sketch_best = best_of_sketches(run.result.records, task->op());
+    if (name == "auto") sketch_best = best_of_sketches(run.result.records, task->op(), kTarget);
     const std::vector<double>& curve = run.result.best_curve;
     while (run.trials_to_90 < static_cast<int>(curve.size()) && curve[run.trials_to_90] < 0.9 * curve.back()) {
       ++run.trials_to_90;

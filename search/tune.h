@@ -7,7 +7,8 @@
 // towards the trial budget, are never measured again, and their best is the starting
 // best-so-far. So `temper tune ... --trials 200` killed after 120 trials and started
 // again measures the 80 left. The explorer learns from those records too: a resumed xgb
-// job starts with a trained model.
+// job starts with a trained model. A schedule's later records (confirmation's
+// re-measurements, below) are neither trials nor offered to the explorer.
 //
 // The explorer's default (the template's default config, or the op's default schedule)
 // is measured first unless the log has it: the tuned result is then never worse than
