@@ -73,7 +73,6 @@ struct TunerRun {
   std::string tuner;
   search::TuneResult result;
   int trials_to_90 = 0;  // trials until the best reached 90% of the final best
-  double tuned_s = 0;    // re-timed in this process (median over rounds)
 };
 
 // oneDNN's convolution for a conv2d workload on `layout`, bound to data's arrays.
