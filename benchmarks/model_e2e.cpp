@@ -1,17 +1,22 @@
-// Whole models from ONNX: Temper's GraphExecutor with the template default schedules
-// (and, given a tuning log, with the log's best schedules) next to OpenCV's dnn module
-// running the same file, in one process. Rounds are interleaved so that a burst of load on
-// this shared machine hits every contender alike; prints each one's median latency and
-// the ratios to OpenCV, after checking that Temper's outputs agree with OpenCV's.
+// Whole models from ONNX, each timed in one run with interleaved rounds: Temper's
+// GraphExecutor with the template default schedules (and, given a tuning log, with the
+// log's best schedules), onnxruntime (CPU provider, all graph optimisations, the same
+// threads; in a process of its own, benchmarks/onnxruntime_runner.py, under a Python that
+// has it) and OpenCV's dnn module on the same file. Rounds are interleaved so that a burst
+// of load on this shared machine hits every contender alike; prints each one's median
+// latency, the ratios temper/onnxruntime, and each one's FLOP rate as a share of this
+// machine's fp32 FMA peak (measured here first, fma_peak.h), after checking that Temper's
+// outputs agree with onnxruntime's (OpenCV's where onnxruntime is not run).
 //
-//   model_e2e [--models-dir DIR | --model PATH ...] [--db LOG] [--rounds N] [--warmup N]
-//             [--min-round-ms MS] [--target T]
+//   model_e2e [--models-dir DIR | --model PATH ...] [--db LOG] [--onnxruntime-python PY]
+//             [--rounds N] [--warmup N] [--min-round-ms MS] [--target T]
 //
-// --models-dir DIR runs DIR/resnet.onnx and DIR/encoder.onnx (scripts/make_bench_models.py
-// writes them). Both sides run on the same number of threads: the target's -num-cores, or
-// one per core. Inputs are random (seeded); every graph input must have a static shape.
-// An output whose max abs error exceeds 1e-3 of OpenCV's largest output magnitude fails
-// the run: a fast wrong answer is no result.
+// --models-dir DIR runs the models of scripts/make_bench_models.py found in DIR. Both sides
+// run on the same number of threads: the target's -num-cores, or one per core. Inputs are
+// random (seeded); every graph input must have a static shape. An output whose max abs
+// error exceeds 1e-3 of the reference's largest output magnitude fails the run: a fast
+// wrong answer is no result. A model OpenCV cannot run (its importer refuses many
+// transformer exports) is timed without it, with one line saying why.
 //
 // OpenCV runs on its OpenMP backend unless OPENCV_PARALLEL_BACKEND says otherwise: with
 // Debian's default, TBB, its worker threads and Temper's OpenMP threads contend for the
@@ -21,6 +26,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -28,12 +34,17 @@
 #include <opencv2/core.hpp>
 #include <opencv2/dnn.hpp>
 #include <string>
+#include <optional>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 #include "benchmarks/bench_common.h"
+#include "benchmarks/fma_peak.h"
+#include "benchmarks/onnxruntime_process.h"
 #include "compiler/graph/executor.h"
 #include "compiler/graph/onnx_import.h"
+#include "compiler/graph/task_extraction.h"
 #include "compiler/ir/error.h"
 #include "compiler/runtime/c_runtime_api.h"
 #include "search/apply_history_best.h"
@@ -49,23 +60,30 @@ constexpr double kMaxRelativeError = 1e-3;
 struct Options {
   std::vector<std::string> models;
   std::string db;
+  std::string onnxruntime_python;  // empty: onnxruntime is not run
+  std::string onnxruntime_runner;  // benchmarks/onnxruntime_runner.py
   int rounds = 15;
   int warmup = 2;
   double min_round_ms = 100;
   std::string target = "llvm -mcpu=native";
 };
 
-struct Contender {
-  std::function<void()> run;
-  std::vector<double> round_seconds;
-};
-
 struct ModelResult {
   std::string name;
+  double gflop = 0;
   double default_ms = 0;
-  double tuned_ms = NAN;  // NAN without --db
-  double opencv_ms = 0;
+  double tuned_ms = NAN;        // NAN without --db
+  double onnxruntime_ms = NAN;  // NAN where it was not run
+  double opencv_ms = NAN;       // NAN where OpenCV cannot run the model
 };
+
+// The model's multiply-adds, counted twice, over its tuning tasks (convolutions, Gemm,
+// MatMul): what the other ops add is a rounding error in these models.
+double model_gflop(const graph::Graph& g, const Target& target) {
+  double flops = 0;
+  for (const graph::ExtractedTask& t : graph::extract_tasks(g, target)) flops += t.count * ops::instantiate(t.workload).flops;
+  return flops / 1e9;
+}
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -89,20 +107,20 @@ cv::Mat as_mat(const NDArray& array) {
   return cv::Mat(static_cast<int>(sizes.size()), sizes.data(), CV_32F, array.data());
 }
 
-// Max abs error of Temper's output against OpenCV's, and that relative to OpenCV's
-// largest magnitude (elementwise relative errors blow up on outputs near zero).
+// Max abs error of Temper's output against the reference's, and that relative to the
+// reference's largest magnitude (elementwise relative errors blow up on outputs near zero).
 struct Agreement {
   double max_abs = 0;
   double relative = 0;
 };
 
-Agreement compare_to_opencv(const NDArray& temper, const cv::Mat& opencv, const std::string& model) {
-  if (opencv.type() != CV_32F || !opencv.isContinuous() || static_cast<int64_t>(opencv.total()) != temper.size()) {
-    throw UserError(str(model, ": OpenCV's output has ", opencv.total(), " elements, Temper's ",
+Agreement compare(const NDArray& temper, const float* o, int64_t size, const std::string& reference,
+                  const std::string& model) {
+  if (size != temper.size()) {
+    throw UserError(str(model, ": ", reference, "'s output has ", size, " elements, Temper's ",
                         shape_to_string(temper.shape()), " has ", temper.size()));
   }
   const float* t = temper.data_as<float>();
-  const float* o = opencv.ptr<float>();
   double scale = 0;
   Agreement a;
   for (int64_t i = 0; i < temper.size(); ++i) {
@@ -120,6 +138,9 @@ ModelResult run_model(const std::string& path, const Options& options, const Tar
   if (g.outputs().size() != 1) {
     throw UserError(str(path, " has ", g.outputs().size(), " outputs; the benchmark compares models of one output"));
   }
+  ModelResult result;
+  result.name = std::filesystem::path(path).stem().string();
+  result.gflop = model_gflop(g, target);
   std::map<std::string, NDArray> inputs;
   uint64_t seed = 1;
   for (graph::ValueId v : g.inputs()) {
@@ -133,7 +154,8 @@ ModelResult run_model(const std::string& path, const Options& options, const Tar
 
   Clock::time_point start = Clock::now();
   graph::GraphExecutor temper_default(g, target, graph::ExecutorOptions{});
-  std::printf("  temper default: %d kernels, compiled in %.1f s\n", temper_default.num_kernels(), seconds_since(start));
+  std::printf("  temper default: %d kernels, compiled in %.1f s; %.2f GFLOP per run\n", temper_default.num_kernels(),
+              seconds_since(start), result.gflop);
   std::fflush(stdout);  // before ApplyHistoryBest's lines on stderr
   std::unique_ptr<graph::GraphExecutor> temper_tuned;
   if (!options.db.empty()) {
@@ -147,66 +169,124 @@ ModelResult run_model(const std::string& path, const Options& options, const Tar
                 seconds_since(start), options.db.c_str());
   }
 
-  cv::dnn::Net net = cv::dnn::readNetFromONNX(path);
-  net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-  net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-  for (const auto& [name, array] : inputs) net.setInput(as_mat(array), name);
+  std::unique_ptr<OnnxruntimeProcess> onnxruntime;
+  std::string work_dir;
+  if (!options.onnxruntime_python.empty()) {
+    work_dir = (std::filesystem::temp_directory_path() / ("temper-model-e2e-" + std::to_string(getpid()))).string();
+    std::filesystem::create_directories(work_dir);
+    onnxruntime = std::make_unique<OnnxruntimeProcess>(options.onnxruntime_python, options.onnxruntime_runner, path,
+                                                      threads, inputs, work_dir);
+  }
+
+  std::optional<cv::dnn::Net> net;
   cv::Mat opencv_out;
-  auto run_opencv = [&] { opencv_out = net.forward(); };
+  try {
+    net = cv::dnn::readNetFromONNX(path);
+    net->setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+    net->setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+    for (const auto& [name, array] : inputs) net->setInput(as_mat(array), name);
+    opencv_out = net->forward().clone();
+  } catch (const cv::Exception& e) {
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    std::printf("  OpenCV cannot run this model, timed without it: %s\n", what.c_str());
+    net.reset();
+  }
 
-  std::vector<Contender> all;
-  all.push_back({[&] { temper_default.run(inputs); }, {}});
-  if (temper_tuned) all.push_back({[&] { temper_tuned->run(inputs); }, {}});
-  all.push_back({run_opencv, {}});
-
-  run_opencv();
-  cv::Mat reference = opencv_out.clone();
+  // The reference: onnxruntime's output, else OpenCV's.
+  NDArray reference;
+  std::string reference_name;
+  if (onnxruntime) {
+    reference = onnxruntime->output();
+    reference_name = "onnxruntime " + onnxruntime->version();
+  } else if (net) {
+    if (opencv_out.type() != CV_32F || !opencv_out.isContinuous()) throw UserError(path + ": OpenCV's output is not float32");
+    reference = NDArray::empty({static_cast<int64_t>(opencv_out.total())}, DataType::float32());
+    std::copy_n(opencv_out.ptr<float>(), opencv_out.total(), reference.data_as<float>());
+    reference_name = "OpenCV";
+  } else {
+    throw UserError(str(path, ": neither onnxruntime (give --onnxruntime-python) nor OpenCV runs it: no reference"));
+  }
   std::vector<std::pair<std::string, const graph::GraphExecutor*>> temper_runs = {{"default", &temper_default}};
   if (temper_tuned) temper_runs.push_back({"tuned", temper_tuned.get()});
   for (const auto& [label, exec] : temper_runs) {
-    Agreement a = compare_to_opencv(exec->run(inputs).front(), reference, path);
-    std::printf("  temper %-7s vs OpenCV: max abs error %.3g, relative to max |output| %.3g\n", label.c_str(),
-                a.max_abs, a.relative);
+    Agreement a = compare(exec->run(inputs).front(), reference.data_as<float>(), reference.size(), reference_name, path);
+    std::printf("  temper %-7s vs %s: max abs error %.3g, relative to max |output| %.3g\n", label.c_str(),
+                reference_name.c_str(), a.max_abs, a.relative);
     if (!(a.relative <= kMaxRelativeError)) {
-      throw UserError(str(path, ": Temper (", label, ") disagrees with OpenCV: max abs error ", a.max_abs, " is ",
-                          a.relative, " of the output's scale, above ", kMaxRelativeError));
+      throw UserError(str(path, ": Temper (", label, ") disagrees with ", reference_name, ": max abs error ", a.max_abs,
+                          " is ", a.relative, " of the output's scale, above ", kMaxRelativeError));
     }
   }
 
+  // Each contender's round: seconds per call over at least min_round_ms.
+  std::vector<std::pair<std::string, std::function<double()>>> contenders;
+  contenders.push_back({"default", [&] { return time_round([&] { temper_default.run(inputs); }, options.min_round_ms); }});
+  if (temper_tuned) {
+    contenders.push_back({"tuned", [&] { return time_round([&] { temper_tuned->run(inputs); }, options.min_round_ms); }});
+  }
+  if (onnxruntime) contenders.push_back({"onnxruntime", [&] { return onnxruntime->time_round(options.min_round_ms); }});
+  if (net) contenders.push_back({"opencv", [&] { return time_round([&] { net->forward(); }, options.min_round_ms); }});
+  std::vector<std::vector<double>> round_seconds(contenders.size());
   for (int w = 0; w < options.warmup; ++w) {
-    for (Contender& k : all) k.run();
+    for (auto& [name, round] : contenders) round();
   }
   double load = wait_for_idle_cpu();
   for (int r = 0; r < options.rounds; ++r) {
-    for (Contender& k : all) k.round_seconds.push_back(time_round(k.run, options.min_round_ms));
+    for (size_t c = 0; c < contenders.size(); ++c) round_seconds[c].push_back(contenders[c].second());
   }
   std::printf("  %d rounds, %d threads, load %.2f before\n", options.rounds, threads, load);
-
-  ModelResult result;
-  result.name = path.substr(path.find_last_of('/') + 1);
-  result.default_ms = median(all.front().round_seconds) * 1e3;
-  if (temper_tuned) result.tuned_ms = median(all[1].round_seconds) * 1e3;
-  result.opencv_ms = median(all.back().round_seconds) * 1e3;
+  for (size_t c = 0; c < contenders.size(); ++c) {
+    double ms = median(round_seconds[c]) * 1e3;
+    const std::string& name = contenders[c].first;
+    if (name == "default") result.default_ms = ms;
+    if (name == "tuned") result.tuned_ms = ms;
+    if (name == "onnxruntime") result.onnxruntime_ms = ms;
+    if (name == "opencv") result.opencv_ms = ms;
+  }
+  onnxruntime.reset();
+  if (!work_dir.empty()) std::filesystem::remove_all(work_dir);
   return result;
 }
 
-void print_table(const std::vector<ModelResult>& results) {
-  std::printf("\nmedian latency per inference; ratio = OpenCV ms / Temper ms (>1: Temper is faster)\n");
-  std::printf("%-16s %12s %12s %12s %12s %12s\n", "model", "default_ms", "tuned_ms", "opencv_ms", "default/cv",
-              "tuned/cv");
+std::string cell(double value, const char* format) {
+  if (std::isnan(value)) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+void print_table(const std::vector<ModelResult>& results, const FmaPeak& peak) {
+  std::printf(
+      "\nmedian latency per inference (ms); temper/ort = Temper's latency / onnxruntime's (<1: Temper is faster); "
+      "%%peak = the model's GFLOP per second as a share of the %.0f GFLOP/s FMA peak measured above\n",
+      peak.gflops);
+  std::printf("%-14s %7s %9s %9s %9s %9s %11s %11s %9s %9s %9s %9s\n", "model", "GFLOP", "default", "tuned", "ort",
+              "opencv", "default/ort", "tuned/ort", "%pk def", "%pk tuned", "%pk ort", "%pk cv");
+  auto share = [&](const ModelResult& r, double ms) { return 100 * r.gflop / (ms * 1e-3) / peak.gflops; };
   for (const ModelResult& r : results) {
-    char tuned_ms[32] = "-", tuned_ratio[32] = "-";
-    if (!std::isnan(r.tuned_ms)) {
-      std::snprintf(tuned_ms, sizeof tuned_ms, "%.2f", r.tuned_ms);
-      std::snprintf(tuned_ratio, sizeof tuned_ratio, "%.3f", r.opencv_ms / r.tuned_ms);
-    }
-    std::printf("%-16s %12.2f %12s %12.2f %12.3f %12s\n", r.name.c_str(), r.default_ms, tuned_ms, r.opencv_ms,
-                r.opencv_ms / r.default_ms, tuned_ratio);
+    std::printf("%-14s %7.2f %9s %9s %9s %9s %11s %11s %9s %9s %9s %9s\n", r.name.c_str(), r.gflop,
+                cell(r.default_ms, "%.2f").c_str(), cell(r.tuned_ms, "%.2f").c_str(),
+                cell(r.onnxruntime_ms, "%.2f").c_str(), cell(r.opencv_ms, "%.2f").c_str(),
+                cell(r.default_ms / r.onnxruntime_ms, "%.3f").c_str(), cell(r.tuned_ms / r.onnxruntime_ms, "%.3f").c_str(),
+                cell(share(r, r.default_ms), "%.1f").c_str(), cell(share(r, r.tuned_ms), "%.1f").c_str(),
+                cell(share(r, r.onnxruntime_ms), "%.1f").c_str(), cell(share(r, r.opencv_ms), "%.1f").c_str());
   }
 }
 
+// The models of scripts/make_bench_models.py that DIR holds, in its order.
+std::vector<std::string> models_in(const std::string& dir) {
+  std::vector<std::string> found;
+  for (const char* name : {"resnet18", "mobilenet_v2", "resnet50", "bert_layer", "bert_encoder"}) {
+    std::string path = dir + "/" + name + ".onnx";
+    if (std::filesystem::exists(path)) found.push_back(path);
+  }
+  if (found.empty()) throw UserError(str(dir, " holds none of the benchmark's models; scripts/make_bench_models.py writes them"));
+  return found;
+}
+
 const char* kUsage =
-    "usage: model_e2e [--models-dir DIR | --model PATH ...] [--db LOG] [--rounds N] [--warmup N] [--min-round-ms MS] "
+    "usage: model_e2e [--models-dir DIR | --model PATH ...] [--db LOG] [--onnxruntime-python PY] [--rounds N] [--warmup N] [--min-round-ms MS] "
     "[--target T]";
 
 }  // namespace
@@ -227,6 +307,8 @@ int main(int argc, char** argv) {
         models_dir = argv[++i];
       } else if (arg == "--db" && has_value) {
         options.db = argv[++i];
+      } else if (arg == "--onnxruntime-python" && has_value) {
+        options.onnxruntime_python = argv[++i];
       } else if (arg == "--rounds" && has_value) {
         options.rounds = std::max(1, std::atoi(argv[++i]));
       } else if (arg == "--warmup" && has_value) {
@@ -240,10 +322,13 @@ int main(int argc, char** argv) {
       }
     }
     if (!models_dir.empty() && !options.models.empty()) throw UserError("give --models-dir or --model, not both");
-    if (!models_dir.empty()) options.models = {models_dir + "/resnet.onnx", models_dir + "/encoder.onnx"};
+    if (!models_dir.empty()) options.models = bench::models_in(models_dir);
     if (options.models.empty())
       throw UserError(str("no model: give --models-dir DIR or --model PATH; ", bench::kUsage));
 
+    // The runner script sits beside this program's source; bench.sh runs the build tree's copy.
+    options.onnxruntime_runner =
+        (std::filesystem::canonical("/proc/self/exe").parent_path() / "onnxruntime_runner.py").string();
     Target target = Target::parse(options.target);
     int threads = target.num_cores > 0 ? target.num_cores : static_cast<int>(std::thread::hardware_concurrency());
     temper_set_num_threads(threads);
@@ -253,10 +338,14 @@ int main(int argc, char** argv) {
         "the CPU, %d threads, parallel backend %s\n",
         target.to_string().c_str(), temper_get_num_threads(), CV_VERSION, cv::getNumThreads(),
         std::getenv("OPENCV_PARALLEL_BACKEND"));
+    bench::wait_for_idle_cpu();
+    bench::FmaPeak peak = bench::measure_fma_peak(threads);
+    std::printf("fp32 FMA peak on %d threads: %.0f GFLOP/s (%d-bit vectors, independent vfmadd231ps chains)\n", threads,
+                peak.gflops, peak.vector_bits);
     std::vector<bench::ModelResult> results;
     for (const std::string& model : options.models)
       results.push_back(bench::run_model(model, options, target, threads));
-    bench::print_table(results);
+    bench::print_table(results, peak);
   } catch (const cv::Exception& e) {
     std::fprintf(stderr, "model_e2e: OpenCV error: %s\n", e.what());
     return 1;

@@ -2,15 +2,19 @@
 # Builds the benchmarks (installing oneDNN, OpenBLAS and OpenCV's dnn module) and runs one of them.
 # Usage: scripts/bench.sh [matmul_schedules|tune_matmul|conv_templates|cost_model|model_e2e|gpu_matmul] [options of that benchmark]
 #
-# model_e2e runs end to end: writes the models into bench_logs/models/ (scripts/make_bench_models.py),
-# tunes each with `temper tune MODEL.onnx` into bench_logs/model_e2e.db, then times Temper (default
-# schedules and the log's) against OpenCV. Its settings, from the environment:
-#   MODEL_E2E_TRIALS       trials per model, shared by its tasks (default 1500; 0: no tuning, no --db)
-#   MODEL_E2E_TIME_BUDGET  at most this long tuning each model (default 10m)
+# model_e2e runs end to end: writes the models into bench_logs/models/ (scripts/make_bench_models.py:
+# ResNet-18, MobileNetV2, ResNet-50 from torchvision, a BERT-base encoder layer and a 4-layer encoder),
+# makes a venv bench_logs/venv with onnxruntime from PyPI (the baseline; never a dependency of the
+# build), tunes each model with `temper tune MODEL.onnx` into bench_logs/model_e2e.db, then times
+# Temper (default schedules and the log's) against onnxruntime and OpenCV. Its settings, from the
+# environment:
+#   MODEL_E2E_MODELS       the models, comma-separated (default resnet18,mobilenet_v2,resnet50,bert_layer,bert_encoder)
+#   MODEL_E2E_TRIALS       trials per model, shared by its tasks (default 1000; 0: no tuning, no --db)
+#   MODEL_E2E_TIME_BUDGET  at most this long tuning each model (default 30m)
 #   MODEL_E2E_SPACE        temper tune's --space: template (default), auto or both
 #   MODEL_E2E_SCHEDULER    temper tune's --task-scheduler: gradient (default) or round-robin
-#   MODEL_E2E_SIZE         ResNet input size (default 224)
-#   MODEL_E2E_LAYERS, MODEL_E2E_SEQ   encoder layers and sequence length (default 1 and 128)
+#   MODEL_E2E_SIZE         the CNNs' input size (default 224)
+#   MODEL_E2E_LAYERS, MODEL_E2E_SEQ   bert_encoder's layers and the sequence length (default 4 and 128)
 # The log is appended to: a rerun resumes it (its trials count towards the budget), and
 # remove bench_logs/model_e2e.db to tune afresh.
 set -euo pipefail
@@ -57,17 +61,26 @@ fi
 logs="$root/bench_logs"
 models="$logs/models"
 db="$logs/model_e2e.db"
-trials="${MODEL_E2E_TRIALS:-1500}"
-time_budget="${MODEL_E2E_TIME_BUDGET:-10m}"
+trials="${MODEL_E2E_TRIALS:-1000}"
+time_budget="${MODEL_E2E_TIME_BUDGET:-30m}"
 space="${MODEL_E2E_SPACE:-template}"
 scheduler="${MODEL_E2E_SCHEDULER:-gradient}"
+model_list="${MODEL_E2E_MODELS:-resnet18,mobilenet_v2,resnet50,bert_layer,bert_encoder}"
+rm -f "$models"/*.onnx  # only the models asked for are timed
 /usr/bin/python3 "$root/scripts/make_bench_models.py" "$models" --size "${MODEL_E2E_SIZE:-224}" \
-  --layers "${MODEL_E2E_LAYERS:-1}" --seq "${MODEL_E2E_SEQ:-128}"
+  --layers "${MODEL_E2E_LAYERS:-4}" --seq "${MODEL_E2E_SEQ:-128}" --only "$model_list"
+venv="$logs/venv"
+if ! "$venv/bin/python" -c 'import onnxruntime' 2>/dev/null; then
+  echo "bench.sh: installing onnxruntime from PyPI into $venv (the baseline; not needed by the build)"
+  /usr/bin/python3 -m venv --system-site-packages "$venv"
+  "$venv/bin/pip" install -q onnxruntime
+fi
 
 db_flag=()
 if ((trials > 0)); then
   budget_lines=()
-  for model in resnet encoder; do
+  IFS=, read -ra model_names <<<"$model_list"
+  for model in "${model_names[@]}"; do
     tune_log="$logs/model_e2e_tune_$model.log"
     echo "bench.sh: tuning $model ($trials trials, at most $time_budget; output in $tune_log)"
     # A task whose every trial failed makes temper tune exit 1; the other tasks' figures
@@ -90,4 +103,4 @@ if ((trials > 0)); then
   printf '%s\n' "${budget_lines[@]}"
   db_flag=(--db "$db")
 fi
-"$build/benchmarks/model_e2e" --models-dir "$models" "${db_flag[@]}" "$@"
+"$build/benchmarks/model_e2e" --models-dir "$models" --onnxruntime-python "$venv/bin/python" "${db_flag[@]}" "$@"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Temper needs, and only those that are missing.
 # Usage: scripts/install-deps.sh [--bench]
-#   --bench  also the libraries the benchmarks compare against (oneDNN, OpenBLAS, OpenCV's dnn module).
+#   --bench  also the libraries the benchmarks compare against (oneDNN, OpenBLAS, OpenCV's dnn module)
+#            and what model_e2e's models and onnxruntime's venv need (PyTorch, torchvision, python3-venv).
 set -euo pipefail
 
 packages=(
@@ -23,7 +24,8 @@ packages=(
   zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev libtinfo-dev  # LLVM's link deps
 )
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(libdnnl-dev libopenblas-dev libopencv-dnn-dev)
+  # model_e2e's models come from torchvision; onnxruntime goes into a venv (python3-venv).
+  packages+=(libdnnl-dev libopenblas-dev libopencv-dnn-dev python3-torch python3-torchvision python3-venv)
 fi
 
 missing=()

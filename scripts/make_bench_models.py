@@ -1,23 +1,26 @@
 #!/usr/bin/python3
 """Writes the end-to-end benchmark's ONNX models (benchmarks/model_e2e.cpp).
 
-Usage: make_bench_models.py DIR [--size N] [--layers L] [--seq S]
+Usage: make_bench_models.py DIR [--size N] [--layers L] [--seq S] [--only NAME,...]
 
-Opset 13, random weights as initializers (seeded: the same files each run):
-  resnet.onnx   input float32[1,3,N,N] -> logits float32[1,1000] (N = --size, default 224):
-                ResNet-18: Conv 7x7/2 + BatchNormalization + Relu, MaxPool 3x3/2, four stages of
-                two basic blocks (Conv 3x3 + BN + Relu, Conv 3x3 + BN, residual Add, Relu; the
-                first block of stages 2-4 strides by 2 and its shortcut is Conv 1x1/2 + BN),
-                GlobalAveragePool, Flatten, Gemm to 1000
-  encoder.onnx  hidden float32[1,S,768] -> encoded float32[1,S,768] (S = --seq, default 128):
-                L BERT-base encoder layers (--layers, default 1), as PyTorch exports them:
-                MatMul by 2-D weights + Add bias, Reshape/Transpose to 12 heads, Q divided
-                by sqrt(64), batched MatMul Q K^T, Softmax, MatMul by V, Transpose/Reshape back,
-                output projection, residual Add, layer norm written out (ReduceMean, Sub, Pow,
-                ReduceMean, Add eps, Sqrt, Div; then Mul gamma, Add beta on a [S,768] view,
-                Reshape back: OpenCV 4.6 cannot broadcast gamma over [1,S,768]), FFN 3072 with
-                the Erf form of GELU, residual Add, layer norm
-Needs Debian's python3-onnx and python3-numpy (/usr/bin/python3).
+Random weights (seeded: the same files each run), fp32, batch 1:
+  resnet18.onnx, mobilenet_v2.onnx, resnet50.onnx
+                torchvision's models exported by torch.onnx.export (opset 13, eval mode, so
+                each BatchNormalization is folded into its Conv as PyTorch exports it), input
+                float32[1,3,N,N] -> logits float32[1,1000] (N = --size, default 224); the
+                batch-norm statistics are drawn at random too, so that folding them matters
+  bert_layer.onnx, bert_encoder.onnx
+                hidden float32[1,S,768] -> encoded float32[1,S,768] (S = --seq, default 128):
+                one and L (--layers, default 4) BERT-base encoder layers, written node by node
+                as PyTorch exports them: MatMul by 2-D weights + Add bias, Reshape/Transpose
+                to 12 heads, Q divided by sqrt(64), batched MatMul Q K^T, Softmax, MatMul by
+                V, Transpose/Reshape back, output projection, residual Add, layer norm
+                written out (ReduceMean, Sub, Pow, ReduceMean, Add eps, Sqrt, Div; then Mul
+                gamma, Add beta on a [S,768] view, Reshape back: OpenCV 4.6 cannot broadcast
+                gamma over [1,S,768]), FFN 3072 with the Erf form of GELU, residual Add,
+                layer norm
+Needs Debian's python3-onnx and python3-numpy, and for the CNNs python3-torch and
+python3-torchvision (/usr/bin/python3; scripts/install-deps.sh --bench installs them).
 """
 import argparse
 import math
@@ -59,47 +62,30 @@ class Builder:
         return out
 
 
-def resnet(out_dir, size):
-    b = Builder()
-
-    def conv_bn(x, name, cin, cout, k, stride, relu):
-        w = b.const(name + ".w", weight((cout, cin, k, k), cin * k * k))
-        pad = k // 2
-        c = b.node("Conv", [x, w], name + ".conv", kernel_shape=[k, k], strides=[stride, stride],
-                   pads=[pad] * 4)
-        bn = [b.const(name + ".gamma", (1 + 0.1 * rng.standard_normal(cout)).astype(np.float32)),
-              b.const(name + ".beta", (0.1 * rng.standard_normal(cout)).astype(np.float32)),
-              b.const(name + ".mean", (0.1 * rng.standard_normal(cout)).astype(np.float32)),
-              b.const(name + ".var", (0.5 + rng.random(cout)).astype(np.float32))]
-        y = b.node("BatchNormalization", [c] + bn, name + ".bn", epsilon=1e-5)
-        return b.node("Relu", [y], name + ".relu") if relu else y
-
-    def basic_block(x, name, cin, cout, stride):
-        y = conv_bn(x, name + ".conv1", cin, cout, 3, stride, relu=True)
-        y = conv_bn(y, name + ".conv2", cout, cout, 3, 1, relu=False)
-        shortcut = conv_bn(x, name + ".down", cin, cout, 1, stride, relu=False) if stride != 1 or cin != cout else x
-        s = b.node("Add", [y, shortcut], name + ".add")
-        return b.node("Relu", [s], name + ".out")
-
-    x = conv_bn("input", "stem", 3, 64, 7, 2, relu=True)
-    x = b.node("MaxPool", [x], "stem.pool", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
-    cin = 64
-    for stage, cout in enumerate([64, 128, 256, 512], start=1):
-        for block in range(2):
-            stride = 2 if stage > 1 and block == 0 else 1
-            x = basic_block(x, f"layer{stage}.{block}", cin, cout, stride)
-            cin = cout
-    x = b.node("GlobalAveragePool", [x], "pool")
-    x = b.node("Flatten", [x], "flatten", axis=1)
-    fc_w = b.const("fc.w", weight((1000, 512), 512))
-    fc_b = b.const("fc.b", weight((1000,), 1000))
-    b.nodes.append(helper.make_node("Gemm", [x, fc_w, fc_b], ["logits"], name="fc", transB=1))
-    save_model(b.nodes, "resnet18", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, size, size])],
-               [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 1000])], b.init,
-               os.path.join(out_dir, "resnet.onnx"))
+CNNS = {"resnet18": "resnet18", "mobilenet_v2": "mobilenet_v2", "resnet50": "resnet50"}
 
 
-def encoder(out_dir, layers, seq):
+def torchvision_cnn(out_dir, name, size):
+    import torch
+    import torchvision
+
+    torch.manual_seed(20240611)
+    model = getattr(torchvision.models, CNNS[name])(weights=None)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.weight.copy_(1 + 0.1 * torch.randn_like(m.weight))
+                m.bias.copy_(0.1 * torch.randn_like(m.bias))
+                m.running_mean.copy_(0.1 * torch.randn_like(m.running_mean))
+                m.running_var.copy_(0.5 + torch.rand_like(m.running_var))
+    model.eval()
+    path = os.path.join(out_dir, name + ".onnx")
+    torch.onnx.export(model, torch.randn(1, 3, size, size), path, opset_version=OPSET, input_names=["input"],
+                      output_names=["logits"], do_constant_folding=True)
+    onnx.checker.check_model(onnx.load(path))
+
+
+def encoder(path, layers, seq):
     dim, heads, ffn = 768, 12, 3072
     head_dim = dim // heads
     b = Builder()
@@ -162,18 +148,29 @@ def encoder(out_dir, layers, seq):
         x = layer_norm(ffn_out, f"{p}.ln2", "encoded" if layer == layers - 1 else None)
     save_model(b.nodes, "bert_encoder", [helper.make_tensor_value_info("hidden", TensorProto.FLOAT, [1, seq, dim])],
                [helper.make_tensor_value_info("encoded", TensorProto.FLOAT, [1, seq, dim])], b.init,
-               os.path.join(out_dir, "encoder.onnx"))
+               path)
 
+
+MODELS = list(CNNS) + ["bert_layer", "bert_encoder"]
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("dir", help="folder to write resnet.onnx and encoder.onnx into (created if missing)")
-    parser.add_argument("--size", type=int, default=224, help="ResNet input height and width (default 224)")
-    parser.add_argument("--layers", type=int, default=1, help="encoder layers (default 1)")
-    parser.add_argument("--seq", type=int, default=128, help="encoder sequence length (default 128)")
+    parser.add_argument("dir", help="folder to write the models into (created if missing)")
+    parser.add_argument("--size", type=int, default=224, help="the CNNs' input height and width (default 224)")
+    parser.add_argument("--layers", type=int, default=4, help="bert_encoder's layers (default 4)")
+    parser.add_argument("--seq", type=int, default=128, help="the encoders' sequence length (default 128)")
+    parser.add_argument("--only", default=",".join(MODELS), help="the models to write, comma-separated (default all: "
+                        + ",".join(MODELS) + ")")
     args = parser.parse_args()
     if args.size < 32 or args.layers < 1 or args.seq < 1:
         parser.error("--size must be at least 32, --layers and --seq at least 1")
+    only = [m for m in args.only.split(",") if m]
+    unknown = [m for m in only if m not in MODELS]
+    if unknown:
+        parser.error(f"unknown model {', '.join(unknown)}; the models are {', '.join(MODELS)}")
     os.makedirs(args.dir, exist_ok=True)
-    resnet(args.dir, args.size)
-    encoder(args.dir, args.layers, args.seq)
+    for name in only:
+        if name in CNNS:
+            torchvision_cnn(args.dir, name, args.size)
+        else:
+            encoder(os.path.join(args.dir, name + ".onnx"), 1 if name == "bert_layer" else args.layers, args.seq)
