@@ -56,7 +56,7 @@ Schedule tuned_schedule(const ops::Workload& w, const ops::OpInstance& op, const
     return search::default_schedule(w, op, target);
   }
   search::ApplyHistoryBest best(*db, nullptr);
-  Schedule s = best.schedule_for(w, op, target);
+  Schedule s = best.schedule_for(w, op, target).schedule;
   source = best.last_source() == "log" ? str("log best (", best.last_record().mean * 1e3, " ms when tuned)")
                                        : best.last_source();
   return s;

@@ -26,6 +26,7 @@
 #include "compiler/runtime/npy.h"
 #include "compiler/runtime/timer.h"
 #include "search/apply_history_best.h"
+#include "tuning_db/sqlite_database.h"
 
 namespace po = boost::program_options;
 
@@ -137,8 +138,22 @@ std::string output_file_name(const std::string& name) {
 }
 
 // One line per kernel call: median time, share of the summed medians, the function and
-// what it writes; slowest first.
-void print_profile(const graph::ExecutionPlan& plan, std::vector<std::vector<double>>& call_s) {
+// what it writes; slowest first. With a log (db not empty), a tuning task's kernel also
+// shows the time the log holds for its schedule and the model's time over it: a kernel
+// far slower in the model than in the tuner is where tuning does not reach the model.
+// Last, the summed medians beside the model's median latency: what the kernels leave out
+// is the time between them.
+void print_profile(const graph::ExecutionPlan& plan, std::vector<std::vector<double>>& call_s, const std::string& db,
+                   double latency_s) {
+  std::unique_ptr<tuning_db::SQLiteDatabase> log;
+  if (!db.empty()) log = std::make_unique<tuning_db::SQLiteDatabase>(db, tuning_db::OpenMode::ReadOnly);
+  auto logged_s = [&](const graph::KernelCall& call) -> std::optional<double> {
+    if (!log || call.workload.empty()) return std::nullopt;
+    std::vector<tuning_db::TuningRecord> best =
+        log->top_k(tuning_db::WorkloadKey::from(ops::Workload::parse(call.workload)), plan.target, 1);
+    if (best.empty()) return std::nullopt;
+    return best[0].mean;
+  };
   std::vector<double> median(call_s.size());
   double total = 0;
   for (size_t c = 0; c < call_s.size(); ++c) {
@@ -152,11 +167,23 @@ void print_profile(const graph::ExecutionPlan& plan, std::vector<std::vector<dou
   for (size_t c : order) {
     const graph::KernelCall& call = plan.calls[c];
     const graph::PlannedArray& out = plan.arrays[call.args.back()];
-    char line[256];
-    std::snprintf(line, sizeof line, "%9.3f ms %5.1f%%  %s -> %s %s", median[c] * 1e3, 100 * median[c] / total,
-                  call.function.c_str(), out.name.c_str(), out.type.to_string().c_str());
+    std::string in_log;
+    if (std::optional<double> t = logged_s(call)) {
+      char text[64];
+      std::snprintf(text, sizeof text, "  (log %.3f ms, model/log %.2fx)", *t * 1e3, median[c] / *t);
+      in_log = text;
+    } else if (log && !call.workload.empty()) {
+      in_log = "  (not in the log)";
+    }
+    char line[512];
+    std::snprintf(line, sizeof line, "%9.3f ms %5.1f%%  %s -> %s %s%s", median[c] * 1e3, 100 * median[c] / total,
+                  call.function.c_str(), out.name.c_str(), out.type.to_string().c_str(), in_log.c_str());
     print_line("profile", line);
   }
+  char line[160];
+  std::snprintf(line, sizeof line, "%9.3f ms in %zu kernels, %.1f%% of the median latency %.3f ms", total * 1e3,
+                call_s.size(), 100 * total / latency_s, latency_s * 1e3);
+  print_line("profile", line);
 }
 
 int run_model(const std::vector<std::string>& args) {
@@ -272,8 +299,8 @@ int run_model(const std::vector<std::string>& args) {
     run_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     for (size_t c = 0; c < calls.size(); ++c) call_s[c].push_back(calls[c]);
   }
-  if (profile) print_profile(executor->plan(), call_s);
   std::sort(run_s.begin(), run_s.end());
+  if (profile) print_profile(executor->plan(), call_s, db, run_s[run_s.size() / 2]);
   print_line("latency", "median " + format_ms(run_s[run_s.size() / 2]) + " (min " + format_ms(run_s.front()) +
                             ") over " + plural(repeat, "run"));
 

@@ -16,8 +16,9 @@ namespace {
 class CountingSource : public ops::ScheduleSource {
  public:
   explicit CountingSource(search::ApplyHistoryBest& best) : best_(best) {}
-  Schedule schedule_for(const ops::Workload& workload, const ops::OpInstance& op, const Target& target) override {
-    Schedule s = best_.schedule_for(workload, op, target);
+  ops::SourcedSchedule schedule_for(const ops::Workload& workload, const ops::OpInstance& op,
+                                    const Target& target) override {
+    ops::SourcedSchedule s = best_.schedule_for(workload, op, target);
     if (best_.last_source() == "log") ++from_log_;
     return s;
   }

@@ -33,7 +33,7 @@ Schedule make_schedule(const ops::Workload& workload, const ops::OpInstance& op,
   if (!choice.db.empty()) {
     tuning_db::SQLiteDatabase db(choice.db, tuning_db::OpenMode::ReadOnly);
     search::ApplyHistoryBest best(db, &std::cerr);
-    return best.schedule_for(workload, op, target);
+    return best.schedule_for(workload, op, target).schedule;
   }
   if (!choice.trace_file.empty()) {
     std::ifstream in(choice.trace_file);

@@ -80,12 +80,15 @@ struct Batch {
 BuildArtifact compile(const MeasureInput& input, const std::string& path) {
   BuildArtifact artifact;
   artifact.function_name = input.func.name;
+  if (input.pack) artifact.pack_function = input.pack->name;
   Clock::time_point start = Clock::now();
   try {
     if (input.target.is_gpu()) {
       build_device_program({lower(input.func)}, input.target).save(path);
     } else {
-      export_library({input.func}, input.target, path);
+      std::vector<PrimFunc> funcs = {input.func};
+      if (input.pack) funcs.push_back(*input.pack);
+      export_library(funcs, input.target, path);
     }
     artifact.library_path = path;
   } catch (const GpuLimitError& e) {  // a schedule the device cannot launch: never compiled

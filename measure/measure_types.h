@@ -3,6 +3,7 @@
 // tuner and no log: search/ turns results into tuning records.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,13 @@ const char* error_name(MeasureError error);
 struct MeasureInput {
   ops::Workload workload;  // the worker re-instantiates it for data and the reference
   Target target;
-  PrimFunc func;  // scheduled; takes the op's parameters in order
+  PrimFunc func;  // scheduled; takes the op's parameters in order (input packed_input packed, with pack)
+  // A candidate that reads a constant input in a layout of its own (a conv2d's weight in
+  // NCHWc blocks) runs in a model on that input packed once at build time. It is measured
+  // so: the worker runs pack (parameters: the op's input packed_input, the packed array)
+  // once, untimed, and times func alone on the packed array. CPU targets only.
+  std::optional<PrimFunc> pack;
+  int packed_input = -1;
 };
 
 // A compiled candidate in the builder's work directory: a shared library for a CPU
@@ -36,6 +43,7 @@ struct MeasureInput {
 struct BuildArtifact {
   std::string library_path;
   std::string function_name;  // the PrimFunc's name (runtime/module.h adds the symbol prefix)
+  std::string pack_function;  // MeasureInput::pack's name, in the same library; empty without one
   double compile_seconds = 0;
   MeasureError error = MeasureError::None;
   std::string message;

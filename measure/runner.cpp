@@ -120,11 +120,22 @@ MeasureResult Runner::run_one(const MeasureInput& input, const BuildArtifact& ar
   request.target = input.target.to_string();
   request.library = artifact.library_path;
   request.function = artifact.function_name;
+  if (!artifact.pack_function.empty()) {
+    request.pack_function = artifact.pack_function;
+    request.packed_input = input.packed_input;
+    const Buffer& packed = input.func.params[input.packed_input];
+    for (const Expr& e : packed->shape) {
+      const int64_t* c = as_const_int(e);
+      TEMPER_CHECK(c, "the packed input ", packed->name, " has a non-constant extent");
+      request.packed_shape.push_back(*c);
+    }
+  }
   request.number = options_.number;
   request.repeat = options_.repeat;
   request.min_repeat_ms = options_.min_repeat_ms;
   request.cooldown_ms = options_.cooldown_ms;
   request.flush_cache = options_.flush_cache;
+  request.cold_weights = options_.cold_weights;
   request.threads = options_.threads;
   std::string what = str(artifact.function_name, " (", artifact.library_path, ")");
 

@@ -33,6 +33,11 @@ struct RunnerOptions {
   double min_repeat_ms = 0;  // a group lasts at least this long
   double cooldown_ms = 0;    // pause between groups
   bool flush_cache = false;  // write a buffer larger than the last-level cache before each group
+  // Evict the op's weight inputs (OpInstance::weight_inputs) from the caches before each
+  // timed call, as a model's run finds them; CPU targets. Off: every call after the first
+  // finds them where the last call left them, which favours schedules that re-read the
+  // weights from the last-level cache (a model pays memory for that).
+  bool cold_weights = true;
   double timeout_s = 10;     // per candidate: checking and all groups
   int threads = 0;           // threads of parallel loops in the worker (0: one per core)
   std::string worker_path;   // "" : $TEMPER_MEASURE_WORKER, else next to this executable, else the build tree's

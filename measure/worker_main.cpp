@@ -7,7 +7,9 @@
 // The test data of the last workload is kept (its reference outputs are costly for big
 // ops); a CPU candidate is timed on a copy of it at page offsets drawn afresh for each
 // candidate (buffer_placement.h). A candidate's library is unloaded once it is measured,
-// so memory stays bounded over thousands of candidates. A candidate that writes into its inputs is a wrong result,
+// so memory stays bounded over thousands of candidates. With cold_weights, the op's weight
+// inputs are evicted from the caches before each timed call (cache_eviction.h), as a
+// model's run finds them. A candidate that writes into its inputs is a wrong result,
 // and the inputs are restored from a pristine copy before the next one.
 //
 // A GPU candidate's file is a DeviceProgram. The device of each target string is opened
@@ -36,6 +38,7 @@
 #include "compiler/runtime/shared_library_module.h"
 #include "compiler/runtime/timer.h"
 #include "measure/buffer_placement.h"
+#include "measure/cache_eviction.h"
 #include "measure/worker_protocol.h"
 
 namespace temper::measure {
@@ -144,12 +147,45 @@ class Worker {
     temper_set_num_threads(request.threads);
     std::unique_ptr<Module> module = load_shared_library(request.library);
     PackedFunc f = module->get_function(request.function);
-    Comparison check = ops::run_and_check(f, w.data);
+    // A candidate that reads an input packed ahead of time runs on this workload's data
+    // with that input packed once, here, untimed, as a model build packs its constant.
+    ops::OpData packed_data;
+    ops::OpData* data = &w.data;
+    if (!request.pack_function.empty()) {
+      int i = request.packed_input;
+      if (i < 0 || i >= static_cast<int>(w.data.inputs.size())) {
+        return failure(MeasureError::RuntimeError, str("packed_input ", i, " is not an input of ", w.workload));
+      }
+      packed_data = w.data;
+      packed_data.inputs[i] = NDArray::empty(request.packed_shape, w.data.inputs[i].dtype());
+      module->get_function(request.pack_function)({&w.data.inputs[i], &packed_data.inputs[i]});
+      data = &packed_data;
+    }
+    Comparison check = ops::run_and_check(f, *data);
     if (!check.ok()) return failure(MeasureError::WrongResult, check.message);
 
-    if (!w.placement) w.placement = std::make_unique<BufferPlacement>(w.data.args());
-    std::vector<TemperTensor> args = w.placement->place(w.data.args(), rng_);
-    TimingResult timing = time_function([&] { f(std::span<const TemperTensor>(args)); }, timing_options(request));
+    // The packed array's shape depends on the candidate: its placement is its own.
+    std::unique_ptr<BufferPlacement> own_placement;
+    BufferPlacement* placement = nullptr;
+    if (data == &w.data) {
+      if (!w.placement) w.placement = std::make_unique<BufferPlacement>(w.data.args());
+      placement = w.placement.get();
+    } else {
+      own_placement = std::make_unique<BufferPlacement>(data->args());
+      placement = own_placement.get();
+    }
+    std::vector<TemperTensor> args = placement->place(data->args(), rng_);
+    auto call = [&] { f(std::span<const TemperTensor>(args)); };
+    TimingResult timing;
+    if (request.cold_weights && !w.op.weight_inputs.empty()) {
+      std::vector<NDArray*> placed_from = data->args();
+      auto evict_weights = [&] {
+        for (int i : w.op.weight_inputs) evict_from_caches(args[i].data, placed_from[i]->nbytes());
+      };
+      timing = time_function(call, evict_weights, timing_options(request));
+    } else {
+      timing = time_function(call, timing_options(request));
+    }
     WorkerReply reply;
     reply.costs = timing.group_s;
     return reply;

@@ -45,7 +45,13 @@ std::string encode_request(const WorkerRequest& r) {
                       {"min_repeat_ms", r.min_repeat_ms},
                       {"cooldown_ms", r.cooldown_ms},
                       {"flush_cache", r.flush_cache},
+                      {"cold_weights", r.cold_weights},
                       {"threads", r.threads}};
+  if (!r.pack_function.empty()) {
+    j["pack_function"] = r.pack_function;
+    j["packed_input"] = r.packed_input;
+    j["packed_shape"] = r.packed_shape;
+  }
   return j.dump();
 }
 
@@ -61,7 +67,13 @@ WorkerRequest decode_request(const std::string& line) {
   r.min_repeat_ms = field<double>(j, "min_repeat_ms", "request");
   r.cooldown_ms = field<double>(j, "cooldown_ms", "request");
   r.flush_cache = field<bool>(j, "flush_cache", "request");
+  r.cold_weights = field<bool>(j, "cold_weights", "request");
   r.threads = field<int>(j, "threads", "request");
+  if (j.contains("pack_function")) {
+    r.pack_function = field<std::string>(j, "pack_function", "request");
+    r.packed_input = field<int>(j, "packed_input", "request");
+    r.packed_shape = field<std::vector<int64_t>>(j, "packed_shape", "request");
+  }
   return r;
 }
 

@@ -6,7 +6,9 @@
 //   request  {"workload": "matmul:M=64,...", "target": "llvm -mcpu=native",
 //             "library": "/tmp/.../b0_c3.so", "function": "matmul",
 //             "number": 1, "repeat": 3, "min_repeat_ms": 0, "cooldown_ms": 0,
-//             "flush_cache": false, "threads": 0}
+//             "flush_cache": false, "cold_weights": true, "threads": 0}
+//            (+ "pack_function": "conv2d_weight_pack", "packed_input": 1, "packed_shape": [...]
+//             for a candidate that reads an input packed once: MeasureInput::pack)
 //   ready    {"ready": true}
 //   reply    {"costs": [1.2e-05, ...], "error": "None", "message": ""}
 //
@@ -35,11 +37,17 @@ struct WorkerRequest {
   std::string target;    // canonical target string: what the candidate was compiled for and runs on
   std::string library;   // path of the shared library, or of the DeviceProgram for a GPU target
   std::string function;  // the PrimFunc's name
+  // With a pack function (MeasureInput::pack): its name, the input it packs, and the packed
+  // array's shape; function then takes that input packed.
+  std::string pack_function;
+  int packed_input = -1;
+  std::vector<int64_t> packed_shape;
   int number = 1;
   int repeat = 3;
   double min_repeat_ms = 0;
   double cooldown_ms = 0;
   bool flush_cache = false;
+  bool cold_weights = false;  // RunnerOptions::cold_weights
   int threads = 0;  // 0: one per core
 };
 

@@ -31,8 +31,8 @@ void ApplyHistoryBest::report(const std::string& workload, const std::string& li
   if (info_ && reported_.insert(workload).second) *info_ << line << "\n";
 }
 
-Schedule ApplyHistoryBest::schedule_for(const ops::Workload& workload, const ops::OpInstance& op,
-                                        const Target& target) {
+ops::SourcedSchedule ApplyHistoryBest::schedule_for(const ops::Workload& workload, const ops::OpInstance& op,
+                                                    const Target& target) {
   std::string name = workload.to_string();
   std::vector<tuning_db::TuningRecord> best = db_.top_k(tuning_db::WorkloadKey::from(workload), target.to_string(), 1);
   std::string why_not;
@@ -42,11 +42,10 @@ Schedule ApplyHistoryBest::schedule_for(const ops::Workload& workload, const ops
       last_source_ = "log";
       last_record_ = best[0];
       bool templated = !best[0].config.is_null() && schedule_space::find_template(workload.op, target);
-      last_config_ = templated ? best[0].config : nlohmann::json();
       char mean[32];
       std::snprintf(mean, sizeof mean, "%.3f ms", best[0].mean * 1e3);
       report(name, str("info: ", name, ": applying the best of the log (", mean, " when measured)"));
-      return s;
+      return {std::move(s), templated ? best[0].config : nlohmann::json()};
     } catch (const UserError& e) {
       why_not = str("its best record no longer applies (", e.what(), ")");
     }
@@ -55,10 +54,10 @@ Schedule ApplyHistoryBest::schedule_for(const ops::Workload& workload, const ops
   }
   bool templated = schedule_space::find_template(workload.op, target) != nullptr;
   last_source_ = templated ? "template default" : "default schedule";
-  last_config_ = nullptr;
-  if (templated) last_config_ = schedule_space::Task::create(workload, target)->default_config().to_json();
+  nlohmann::json config;
+  if (templated) config = schedule_space::Task::create(workload, target)->default_config().to_json();
   report(name, str("info: ", name, ": ", why_not, "; using the ", last_source_));
-  return default_schedule(workload, op, target);
+  return {default_schedule(workload, op, target), std::move(config)};
 }
 
 }  // namespace temper::search

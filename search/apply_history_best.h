@@ -20,8 +20,8 @@ class ApplyHistoryBest : public ops::ScheduleSource {
   // info may be nullptr (silent).
   ApplyHistoryBest(const tuning_db::Database& db, std::ostream* info);
 
-  Schedule schedule_for(const ops::Workload& workload, const ops::OpInstance& op, const Target& target) override;
-  nlohmann::json last_config() const override { return last_config_; }
+  ops::SourcedSchedule schedule_for(const ops::Workload& workload, const ops::OpInstance& op,
+                                    const Target& target) override;
 
   // What the last schedule_for used: "log", "template default" or "default schedule".
   const std::string& last_source() const { return last_source_; }
@@ -34,7 +34,6 @@ class ApplyHistoryBest : public ops::ScheduleSource {
   std::set<std::string> reported_;
   std::string last_source_;
   tuning_db::TuningRecord last_record_;
-  nlohmann::json last_config_;
 
   void report(const std::string& workload, const std::string& line);
 };

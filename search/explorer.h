@@ -16,6 +16,7 @@
 #include "compiler/ops/workload.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/target/target.h"
+#include "schedule_space/template.h"
 #include "tuning_db/record.h"
 
 namespace temper::search {
@@ -34,6 +35,13 @@ class Explorer {
   virtual const Target& target() const = 0;
   // "template matmul.cpu, 9216 configs" / "auto, 3 sketches": for the job's header.
   virtual std::string describe() const = 0;
+  // The candidate of a template config as a model build runs it: with a constant input
+  // packed once ahead of time (a conv2d's weight in NCHWc blocks; Task::apply_prepacked),
+  // which the measurer then packs untimed. nullopt where it packs nothing.
+  virtual std::optional<schedule_space::PrepackedSchedule> prepacked(const nlohmann::json& config) const {
+    (void)config;
+    return std::nullopt;
+  }
 
   // Resume: offered each record of the log for this workload and target, then told that
   // they are all in (resume_done), to learn from them at once. True when the record is

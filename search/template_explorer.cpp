@@ -30,6 +30,15 @@ void TemplateExplorer::resume_done() {
   resumed_costs_.clear();
 }
 
+std::optional<schedule_space::PrepackedSchedule> TemplateExplorer::prepacked(const nlohmann::json& config) const {
+  if (config.is_null() || task_.target().is_gpu()) return std::nullopt;
+  try {
+    return task_.apply_prepacked(task_.space().from_json(config));
+  } catch (const UserError&) {  // ScheduleError too: the candidate is measured as apply made it
+    return std::nullopt;
+  }
+}
+
 Proposal TemplateExplorer::propose(const schedule_space::Config& config) {
   pending_.push_back(config);
   Proposal p;

@@ -33,7 +33,14 @@ std::vector<measure::MeasureResult> measure_batch(const Explorer& explorer, meas
   std::vector<measure::MeasureResult> results(batch.size());
   for (size_t i = 0; i < batch.size(); ++i) {
     if (batch[i].schedule) {
-      inputs.push_back({explorer.workload(), explorer.target(), batch[i].schedule->func()});
+      measure::MeasureInput input{explorer.workload(), explorer.target(), batch[i].schedule->func(), {}, -1};
+      // Measured as a model runs it: a constant input the schedule packs, packed once.
+      if (std::optional<schedule_space::PrepackedSchedule> p = explorer.prepacked(batch[i].config)) {
+        input.func = p->compute.func();
+        input.pack = p->pack.func();
+        input.packed_input = p->input;
+      }
+      inputs.push_back(std::move(input));
       which.push_back(i);
     } else {
       results[i].error = measure::MeasureError::InstantiationError;

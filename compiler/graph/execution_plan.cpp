@@ -92,6 +92,7 @@ class PlanBuilder {
     call.function = kernel.func.name;
     call.args = kernel.args;
     call.num_inputs = kernel.num_inputs;
+    call.workload = kernel.workload;
     for (const Buffer& param : kernel.func.params) call.shapes.push_back(static_shape(param));
     plan_.calls.push_back(std::move(call));
     scheduled_.push_back(kernel.func);
@@ -114,8 +115,9 @@ class PlanBuilder {
     std::optional<Schedule> schedule;
     nlohmann::json config;
     if (schedules_) {
-      schedule = schedules_->schedule_for(task->workload, templated->op(), target_);
-      config = schedules_->last_config();
+      ops::SourcedSchedule sourced = schedules_->schedule_for(task->workload, templated->op(), target_);
+      schedule = std::move(sourced.schedule);
+      config = std::move(sourced.config);
     } else {
       config = templated->default_config().to_json();
     }
@@ -130,6 +132,7 @@ class PlanBuilder {
     ScheduledKernel tuned;
     tuned.func = prepacked ? prepacked->compute.func() : schedule->func();
     tuned.func.name = kernel_name(graph_, group, "t");
+    tuned.workload = task->workload.to_string();
     int result = anchor.outputs[0];
     if (!task->writes_output) result = add_array(anchor.name + "_product", graph_.value(anchor.outputs[0]).type);
     for (size_t i = 0; i < task->inputs.size(); ++i) {
@@ -159,6 +162,7 @@ class PlanBuilder {
     }
     ScheduledKernel one;
     one.func = *fused;
+    one.workload = tuned.workload;
     one.args.assign(tuned.args.begin(), tuned.args.end() - 1);
     for (int i = 0; i < static_cast<int>(epilogue.args.size()); ++i) {
       if (i != product_param) one.args.push_back(epilogue.args[i]);

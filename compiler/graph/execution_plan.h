@@ -52,6 +52,9 @@ struct KernelCall {
   // The shape each argument is passed with: the array's own, or another view of the same
   // elements in the same order (a tuned matmul reads a [1, 128, 768] array as [128, 768]).
   std::vector<std::vector<int64_t>> shapes;
+  // The tuning task whose schedule this kernel runs (its canonical workload string), so a
+  // profile can set the kernel's time in the model beside the log's; empty for the rest.
+  std::string workload;
 };
 
 struct ExecutionPlan {

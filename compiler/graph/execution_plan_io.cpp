@@ -64,6 +64,7 @@ void save_execution_plan(const ExecutionPlan& plan, const std::string& plan_path
   json calls = json::array();
   for (const KernelCall& c : plan.calls) {
     calls.push_back({{"function", c.function}, {"args", c.args}, {"num_inputs", c.num_inputs}, {"shapes", c.shapes}});
+    if (!c.workload.empty()) calls.back()["workload"] = c.workload;
   }
   json file = {{"format", kFormat},
                {"version", kVersion},
@@ -138,6 +139,7 @@ ExecutionPlan load_execution_plan(const std::string& plan_path, const std::strin
       c.args = entry.at("args").get<std::vector<int>>();
       c.num_inputs = entry.at("num_inputs").get<int>();
       c.shapes = entry.at("shapes").get<std::vector<std::vector<int64_t>>>();
+      c.workload = entry.value("workload", std::string());
       plan.calls.push_back(std::move(c));
     }
     plan.storage_bytes = file.at("storage_bytes").get<std::vector<int64_t>>();

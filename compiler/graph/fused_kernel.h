@@ -34,6 +34,7 @@ struct ScheduledKernel {
   int num_inputs = 0;  // the args read; the rest are written
   PrimFunc func;
   PrimFunc inlined;  // func before the CPU default schedule: what epilogue fusion schedules
+  std::string workload;  // the tuning task it runs, if any (KernelCall::workload)
 };
 
 // The anchor's result, computed by another kernel into the array `id`: the anchor node's

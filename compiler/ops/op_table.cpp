@@ -104,12 +104,14 @@ OpInstance instantiate_matmul(const Workload& w) {
   bool ta = w.get_bool("transpose_a"), tb = w.get_bool("transpose_b");
   te::Tensor a = placeholder(w, ta ? Shape{K, M} : Shape{M, K}, "A");
   te::Tensor b = placeholder(w, tb ? Shape{N, K} : Shape{K, N}, "B");
-  return finish(w, {a, b}, matmul(a, b, ta, tb), 2.0 * M * N * K, [=, dtype = w.dtype()](auto& ins, auto& outs) {
+  OpInstance inst = finish(w, {a, b}, matmul(a, b, ta, tb), 2.0 * M * N * K, [=, dtype = w.dtype()](auto& ins, auto& outs) {
     with_dtype(dtype, [&](auto t) {
       using T = decltype(t);
       reference::matmul(in<T>(ins, 0), in<T>(ins, 1), out<T>(outs, 0), M, N, K, ta, tb);
     });
   });
+  inst.weight_inputs = {1};
+  return inst;
 }
 
 OpInstance instantiate_batch_matmul(const Workload& w) {
@@ -139,10 +141,12 @@ OpInstance instantiate_dense(const Workload& w) {
     inputs.push_back(bias);
   }
   double flops = 2.0 * M * N * K + (has_bias ? M * N : 0) + (act ? M * N : 0);
-  return finish(w, inputs, dense(x, weight, bias, act), flops, [=](auto& ins, auto& outs) {
+  OpInstance inst = finish(w, inputs, dense(x, weight, bias, act), flops, [=](auto& ins, auto& outs) {
     const float* b = has_bias ? in<float>(ins, 2) : nullptr;
     reference::dense(in<float>(ins, 0), in<float>(ins, 1), b, out<float>(outs, 0), M, N, K, act);
   });
+  inst.weight_inputs = has_bias ? std::vector<int>{1, 2} : std::vector<int>{1};
+  return inst;
 }
 
 // ---------------------------------------------------------------- convolution and pooling
@@ -162,12 +166,14 @@ OpInstance instantiate_conv2d(const Workload& w) {
   te::Tensor weight = placeholder(w, w_shape, "weight");
   te::Tensor y = conv2d(x, weight, window, groups, layout);
   double flops = 2.0 * num_elements(static_shape(y, "conv2d")) * (C / groups) * R * S;
-  return finish(w, {x, weight}, y, flops, [=, dtype = w.dtype()](auto& ins, auto& outs) {
+  OpInstance inst = finish(w, {x, weight}, y, flops, [=, dtype = w.dtype()](auto& ins, auto& outs) {
     with_dtype(dtype, [&](auto t) {
       using T = decltype(t);
       reference::conv2d(in<T>(ins, 0), in<T>(ins, 1), out<T>(outs, 0), in_shape, w_shape, window, groups, layout);
     });
   });
+  inst.weight_inputs = {1};
+  return inst;
 }
 
 // conv2d (NCHW, one group) with its epilogue: + bias[k], + a residual of the output's
@@ -202,7 +208,7 @@ OpInstance instantiate_fused_conv2d(const Workload& w) {
       "fused_conv2d");
   int64_t outputs = num_elements(out_shape);
   double flops = 2.0 * outputs * in_shape[1] * R * S + outputs * (1 + (has_residual ? 1 : 0) + (act ? 1 : 0));
-  return finish(w, inputs, y, flops, [=](auto& ins, auto& outs) {
+  OpInstance inst = finish(w, inputs, y, flops, [=](auto& ins, auto& outs) {
     float* o = out<float>(outs, 0);
     reference::conv2d(in<float>(ins, 0), in<float>(ins, 1), o, in_shape, w_shape, window, 1, Layout::NCHW);
     const float* b = in<float>(ins, 2);
@@ -213,6 +219,8 @@ OpInstance instantiate_fused_conv2d(const Workload& w) {
       o[i] = act ? reference::unary(*act, v) : v;
     }
   });
+  inst.weight_inputs = {1, 2};
+  return inst;
 }
 
 OpInstance instantiate_depthwise_conv2d(const Workload& w) {
@@ -225,12 +233,14 @@ OpInstance instantiate_depthwise_conv2d(const Workload& w) {
   te::Tensor weight = placeholder(w, w_shape, "weight");
   te::Tensor y = depthwise_conv2d(x, weight, window, layout);
   double flops = 2.0 * num_elements(static_shape(y, "depthwise_conv2d")) * R * S;
-  return finish(w, {x, weight}, y, flops, [=, dtype = w.dtype()](auto& ins, auto& outs) {
+  OpInstance inst = finish(w, {x, weight}, y, flops, [=, dtype = w.dtype()](auto& ins, auto& outs) {
     with_dtype(dtype, [&](auto t) {
       using T = decltype(t);
       reference::depthwise_conv2d(in<T>(ins, 0), in<T>(ins, 1), out<T>(outs, 0), in_shape, w_shape, window, layout);
     });
   });
+  inst.weight_inputs = {1};
+  return inst;
 }
 
 OpInstance instantiate_max_pool2d(const Workload& w) {

@@ -13,16 +13,22 @@
 
 namespace temper::ops {
 
+// A source's answer: the schedule, and the template config (its JSON) it applies -- null
+// when it applies none (a replayed trace, a hand-written schedule). A model build
+// re-applies the config to pack a constant weight once (schedule_space::Task::
+// apply_prepacked); the two travel together so that no wrapper of a source can drop the
+// config and leave the model packing its weights on every run.
+struct SourcedSchedule {
+  Schedule schedule;
+  nlohmann::json config;
+};
+
 class ScheduleSource {
  public:
   virtual ~ScheduleSource() = default;
   // The scheduled program for op (the instance of workload) on target. Its PrimFunc takes
   // op's parameters in order.
-  virtual Schedule schedule_for(const Workload& workload, const OpInstance& op, const Target& target) = 0;
-  // The template config (its JSON) the last schedule_for applied; null when it applied
-  // none (a replayed trace, a hand-written schedule). A model build re-applies it to pack
-  // a constant weight once (schedule_space::Task::apply_prepacked).
-  virtual nlohmann::json last_config() const { return nullptr; }
+  virtual SourcedSchedule schedule_for(const Workload& workload, const OpInstance& op, const Target& target) = 0;
 };
 
 }  // namespace temper::ops

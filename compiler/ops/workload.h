@@ -74,6 +74,11 @@ struct OpInstance {
   // operation in the definition, 0 for pure data movement (transpose, pad, ...).
   double flops = 0;
   std::vector<ValueRange> input_ranges;  // one per input
+  // The inputs a model holds as its weights (learned parameters: a conv's filters, a
+  // dense layer's matrix and bias, a matmul's B). In a model they are constant, and cold in
+  // cache at each inference (a model's weights exceed the caches; each layer's are read
+  // once per run), so the measurer times a candidate with them evicted (RunnerOptions).
+  std::vector<int> weight_inputs;
   // Computes the outputs from the inputs: dense row-major arrays of the tensors' shapes
   // and dtypes, in the order of `inputs` and `outputs`.
   std::function<void(const std::vector<const void*>& ins, const std::vector<void*>& outs)> reference;

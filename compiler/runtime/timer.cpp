@@ -66,6 +66,22 @@ TimingResult time_function(const std::function<void()>& fn, const TimingOptions&
   return time_groups(run_group, flush_caches, options);
 }
 
+TimingResult time_function(const std::function<void()>& fn, const std::function<void()>& before,
+                           const TimingOptions& options) {
+  using clock = std::chrono::steady_clock;
+  auto run_group = [&](int calls) {
+    double seconds = 0;
+    for (int i = 0; i < calls; ++i) {
+      before();
+      auto start = clock::now();
+      fn();
+      seconds += std::chrono::duration<double>(clock::now() - start).count();
+    }
+    return seconds;
+  };
+  return time_groups(run_group, flush_caches, options);
+}
+
 TimingResult time_function(const std::function<void()>& fn, int repeat, double min_repeat_ms) {
   TimingOptions options;
   options.repeat = repeat;

@@ -30,5 +30,9 @@ TimingResult time_function(const std::function<void()>& fn, const TimingOptions&
 TimingResult time_groups(const std::function<double(int calls)>& run_group, const std::function<void()>& flush,
                          const TimingOptions& options);
 TimingResult time_function(const std::function<void()>& fn, int repeat = 7, double min_repeat_ms = 100);
+// The same rule with `before` run ahead of every call, untimed (each call is timed alone):
+// the measurer evicts a candidate's weights so, as a model's run finds them.
+TimingResult time_function(const std::function<void()>& fn, const std::function<void()>& before,
+                           const TimingOptions& options);
 
 }  // namespace temper

@@ -59,11 +59,17 @@ run build encoder.onnx -o built/encoder.so
 run run built/encoder.so --input hidden=encoder_input.npy --output-dir out_built --repeat 2
 match out_built/encoded.npy encoder_expected.npy
 
-echo "== --profile: one line per kernel call, slowest first"
-run run cnn.onnx --repeat 3 --profile
+echo "== --profile: one line per kernel call, slowest first, then their sum beside the latency"
+run run cnn.onnx --repeat 20 --profile
 expect "^profile +[0-9.]+ ms +[0-9.]+%  t0_Conv_0 -> r1 float32\[1,8,32,32\]$"
 kernels=$(grep -oE "^kernels +[0-9]+" <<<"$out" | grep -oE "[0-9]+$")
-[[ $(grep -c "^profile " <<<"$out") -eq "$kernels" ]] || fail "--profile does not print one line per kernel"
+[[ $(grep -c "^profile .* -> " <<<"$out") -eq "$kernels" ]] || fail "--profile does not print one line per kernel"
+expect "^profile +[0-9.]+ ms in $kernels kernels, [0-9.]+% of the median latency [0-9.]+ ms$"
+share=$(grep -oE "[0-9.]+% of the median latency" <<<"$out" | grep -oE "^[0-9.]+")
+# The time between kernels (argument set-up, the clock) is small: the kernels' medians
+# add up to the run's median within 10% (each median is a different run's, so either way).
+awk -v s="$share" 'BEGIN { exit !(s >= 90 && s <= 110) }' ||
+  fail "the kernels' times add up to $share% of the latency, not within 10%"
 
 echo "== inputs not given get seeded random data"
 run run cnn.onnx --repeat 1 --seed 5 --output-dir random1

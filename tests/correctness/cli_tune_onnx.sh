@@ -64,6 +64,12 @@ sys.exit(0 if np.allclose(got, want, rtol=1e-4, atol=1e-5) else 1)" || fail "the
 run run cnn.onnx --db cnn.db --input x=cnn_input.npy --repeat 1
 expect "^schedules +3 of 3 tunable ops tuned from cnn.db"
 
+echo "== run --db --profile: each tuned kernel's time in the model beside the log's"
+run run cnn.onnx --db cnn.db --repeat 3 --profile
+[[ $(grep -cE "^profile .*  t[0-9]+_.* \(log [0-9.]+ ms, model/log [0-9.]+x\)$" <<<"$out") -eq 3 ]] ||
+  fail "--profile with --db does not set each of the 3 tuned kernels beside the log"
+expect "^profile +[0-9.]+ ms in [0-9]+ kernels, [0-9.]+% of the median latency [0-9.]+ ms$"
+
 echo "== a second run resumes: the 16 trials in the log spend the budget"
 run tune cnn.onnx --db cnn.db --trials 16 --tuner random --seed 1 --task-scheduler round-robin --confirm 0 "${fast[@]}"
 expect "^stopped +trial budget reached after 16 trials in "

@@ -165,7 +165,7 @@ TEST(AutoTune, LogsReplayableRecordsThatApplyHistoryBestBuilds) {
 
   // The log's best, an auto-scheduled record, is what a build applies.
   ApplyHistoryBest best(db, nullptr);
-  Schedule applied = best.schedule_for(space.workload(), space.op(), kTarget);
+  Schedule applied = best.schedule_for(space.workload(), space.op(), kTarget).schedule;
   EXPECT_EQ(best.last_source(), "log");
   EXPECT_TRUE(best.last_record().config.is_null());
   EXPECT_EQ(applied.trace().to_json(), best.last_record().trace);

@@ -55,7 +55,7 @@ TEST(ReadmeExample, TuningJobLogsTrialsAndABuildAppliesTheBest) {
   EXPECT_EQ(db.size(), 4 + result.confirmations);  // the trials and the best ones measured again
   ASSERT_TRUE(result.best.has_value());
 
-  Schedule s = search::ApplyHistoryBest(db, nullptr).schedule_for(task->workload(), task->op(), task->target());
+  Schedule s = search::ApplyHistoryBest(db, nullptr).schedule_for(task->workload(), task->op(), task->target()).schedule;
   EXPECT_EQ(s.trace().to_json(), result.best->trace);
 }
 

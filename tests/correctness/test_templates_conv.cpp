@@ -95,8 +95,13 @@ TEST(ConvTemplate, Conv2dDefaultTileFollowsTheShape) {
           R"({"layout": "NCHWc", "tile_k": 16, "tile_q": 1, "outer_order": "k_p", "unroll_rx": false, "pad": "root"})"));
   // Fewer output channels than a vector: the tile takes them all.
   EXPECT_EQ(task_of("conv2d:N=1,C=8,H=12,W=12,K=6,R=3,S=3,pad=1", avx2())->default_config().knob_int("tile_k"), 6);
-  // AVX-512: 16 lanes.
-  EXPECT_EQ(task_of("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1", Target::parse("llvm -mcpu=skylake-avx512"))
+  // AVX-512: 16 lanes, and 32 registers for two vectors of channels by 7 columns.
+  std::unique_ptr<Task> avx512 =
+      task_of("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1", Target::parse("llvm -mcpu=skylake-avx512"));
+  EXPECT_EQ(avx512->default_config().knob_int("tile_k"), 32);
+  EXPECT_EQ(avx512->default_config().knob_int("tile_q"), 7);
+  // A K that two vectors do not divide keeps one.
+  EXPECT_EQ(task_of("conv2d:N=1,C=8,H=14,W=14,K=48,R=3,S=3,pad=1", Target::parse("llvm -mcpu=skylake-avx512"))
                 ->default_config()
                 .knob_int("tile_k"),
             16);

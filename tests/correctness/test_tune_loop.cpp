@@ -191,7 +191,7 @@ TEST(ApplyHistoryBest, UsesTheTemplateDefaultWithOneInfoLineThenTheLogsBest) {
   TuneResult r = job.run("random", trials(6));
   ASSERT_TRUE(r.best.has_value());
   ApplyHistoryBest best(job.db, nullptr);
-  Schedule s = best.schedule_for(w, op, kTarget);
+  Schedule s = best.schedule_for(w, op, kTarget).schedule;
   EXPECT_EQ(best.last_source(), "log");
   EXPECT_EQ(best.last_record().config, r.best->config);
   EXPECT_EQ(s.trace().to_json(), r.best->trace);
@@ -207,7 +207,7 @@ TEST(ApplyHistoryBest, OpsWithoutATemplateGetTheirHandWrittenDefault) {
   ops::Workload w = ops::Workload::parse("relu:shape=8x16");
   ops::OpInstance op = ops::instantiate(w);
   ApplyHistoryBest best(db, nullptr);
-  Schedule s = best.schedule_for(w, op, kTarget);
+  Schedule s = best.schedule_for(w, op, kTarget).schedule;
   EXPECT_EQ(best.last_source(), "default schedule");
   BuildResult built = build({s.func()}, kTarget);
   ops::OpData data = ops::make_op_data(op, 1);

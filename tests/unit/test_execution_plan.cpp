@@ -168,10 +168,10 @@ TEST(MemoryPlan, ABlockGrowsForALargerArrayAndDifferentSizesNeverOverlap) {
 // A ScheduleSource that serves the template's default and records what it was asked.
 class RecordingSource : public ops::ScheduleSource {
  public:
-  Schedule schedule_for(const ops::Workload& w, const ops::OpInstance&, const Target& target) override {
+  ops::SourcedSchedule schedule_for(const ops::Workload& w, const ops::OpInstance&, const Target& target) override {
     asked.push_back(w.to_string());
     std::unique_ptr<schedule_space::Task> task = schedule_space::Task::create(w, target);
-    return task->apply(task->default_config());
+    return {task->apply(task->default_config()), task->default_config().to_json()};
   }
   std::vector<std::string> asked;
 };
@@ -190,6 +190,14 @@ TEST(ExecutionPlan, TuningTasksAskTheScheduleSourceAndTakeTheirEpilogues) {
   std::vector<std::string> functions;
   for (const KernelCall& c : tuned.plan().calls) functions.push_back(c.function);
   EXPECT_EQ(functions, (std::vector<std::string>{"t0_conv", "n2_flatten", "t3_fc"}));
+  // The source's config reaches the plan with its schedule: the conv reads its weight
+  // packed once at build time, not packed again on every run.
+  EXPECT_TRUE(std::any_of(tuned.plan().arrays.begin(), tuned.plan().arrays.end(),
+                          [](const PlannedArray& a) { return a.name == "w_packed_for_conv"; }));
+  // A task's kernel names its workload, so a profile can find its time in the log.
+  EXPECT_EQ(tuned.plan().calls[0].workload, source.asked[0]);
+  EXPECT_EQ(tuned.plan().calls[1].workload, "");
+  EXPECT_EQ(tuned.plan().calls[2].workload, source.asked[1]);
   expect_same(tuned.run(random_inputs(g)),
               GraphExecutor(g, target, ExecutorOptions{.fuse = false}).run(random_inputs(g)));
 }
@@ -282,6 +290,8 @@ TEST_F(ExportedModel, LoadsAndRunsAsBuilt) {
   EXPECT_TRUE(fs::exists(dir_ / "model.weights"));
   std::unique_ptr<GraphExecutor> loaded = GraphExecutor::load(library_);
   EXPECT_EQ(loaded->num_kernels(), built.num_kernels());
+  for (int c = 0; c < built.num_kernels(); ++c) EXPECT_EQ(loaded->plan().calls[c].workload, built.plan().calls[c].workload);
+  EXPECT_FALSE(loaded->plan().calls[0].workload.empty());
   EXPECT_EQ(loaded->plan().storage_bytes, built.plan().storage_bytes);
   std::map<std::string, NDArray> inputs = random_inputs(graph_);
   std::vector<NDArray> expected = built.run(inputs);

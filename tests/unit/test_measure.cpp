@@ -67,8 +67,10 @@ TEST(WorkerProtocol, RequestsAndRepliesRoundTripAsOneLine) {
   request.min_repeat_ms = 2.5;
   request.cooldown_ms = 1;
   request.flush_cache = true;
+  request.cold_weights = true;
   request.threads = 2;
   std::string line = encode_request(request);
+  EXPECT_EQ(line.find("pack_function"), std::string::npos) << "no pack: no pack fields";
   EXPECT_EQ(line.find('\n'), std::string::npos);
   WorkerRequest back = decode_request(line);
   EXPECT_EQ(back.workload, request.workload);
@@ -80,7 +82,16 @@ TEST(WorkerProtocol, RequestsAndRepliesRoundTripAsOneLine) {
   EXPECT_EQ(back.min_repeat_ms, 2.5);
   EXPECT_EQ(back.cooldown_ms, 1);
   EXPECT_TRUE(back.flush_cache);
+  EXPECT_TRUE(back.cold_weights);
   EXPECT_EQ(back.threads, 2);
+  EXPECT_TRUE(back.pack_function.empty());
+  request.pack_function = "conv2d_weight_pack";
+  request.packed_input = 1;
+  request.packed_shape = {2, 3, 3, 3, 16};
+  back = decode_request(encode_request(request));
+  EXPECT_EQ(back.pack_function, "conv2d_weight_pack");
+  EXPECT_EQ(back.packed_input, 1);
+  EXPECT_EQ(back.packed_shape, request.packed_shape);
 
   WorkerReply reply;
   reply.error = MeasureError::WrongResult;
@@ -233,6 +244,50 @@ TEST(Measure, TheTimeOutCoversTheCandidateNotTheWorkersPreparation) {
   MeasureResult r = build_and_run(candidate, options);
   EXPECT_EQ(r.error, MeasureError::None) << r.message;
   EXPECT_GT(r.run_seconds, options.timeout_s) << "the reference was quick: the test shows nothing";
+}
+
+// A conv2d config that computes in NCHWc is measured as a model runs it: the worker packs
+// the weight once with the candidate's pack function and times the compute function on
+// the packed array, checked against the op's reference all the same. A pack function of
+// another block size gives the compute function an array of the wrong shape: an error,
+// never a time.
+TEST(Measure, APrepackedCandidateRunsOnItsWeightPackedOnce) {
+  auto task = schedule_space::Task::create(ops::Workload::parse("conv2d:N=1,C=8,H=10,W=10,K=32,R=3,S=3,pad=1"),
+                                           kNative);
+  auto prepacked_of = [&](int64_t kb) {
+    nlohmann::json j = task->default_config().to_json();
+    j["knobs"]["layout"] = "NCHWc";
+    j["knobs"]["tile_k"] = kb;
+    j["knobs"]["tile_q"] = 2;
+    std::optional<schedule_space::PrepackedSchedule> p = task->apply_prepacked(task->space().from_json(j));
+    EXPECT_TRUE(p.has_value());
+    return *p;
+  };
+  schedule_space::PrepackedSchedule p16 = prepacked_of(16), p8 = prepacked_of(8);
+  MeasureInput candidate{task->workload(), kNative, p16.compute.func(), p16.pack.func(), p16.input};
+  for (bool cold : {true, false}) {
+    RunnerOptions options = quick_runner();
+    options.cold_weights = cold;
+    MeasureResult r = build_and_run(candidate, options);
+    EXPECT_EQ(r.error, MeasureError::None) << r.message;
+    EXPECT_EQ(r.costs.size(), 3u);
+  }
+  MeasureInput mismatched = candidate;
+  mismatched.pack = p8.pack.func();
+  MeasureResult r = build_and_run(mismatched, quick_runner());
+  EXPECT_NE(r.error, MeasureError::None);
+  EXPECT_TRUE(r.costs.empty());
+}
+
+TEST(Measure, TheOpsSayWhichInputsAreAModelsWeights) {
+  auto weights = [](const std::string& w) { return ops::instantiate(ops::Workload::parse(w)).weight_inputs; };
+  EXPECT_EQ(weights("conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3"), std::vector<int>{1});
+  EXPECT_EQ(weights("depthwise_conv2d:N=1,C=8,H=8,W=8,R=3,S=3"), std::vector<int>{1});
+  EXPECT_EQ(weights("dense:M=1,N=8,K=8,bias=1"), (std::vector<int>{1, 2}));
+  EXPECT_EQ(weights("dense:M=1,N=8,K=8"), std::vector<int>{1});
+  EXPECT_EQ(weights("matmul:M=8,N=8,K=8"), std::vector<int>{1});
+  EXPECT_TRUE(weights("batch_matmul:B=2,M=8,N=8,K=8").empty());  // attention's operands are activations
+  EXPECT_TRUE(weights("add:A=8x8,B=8x8").empty());
 }
 
 TEST(Measure, TimingOptionsReachTheWorker) {
