@@ -95,19 +95,27 @@ OnednnConv2d::OnednnConv2d(const ConvShape& c, OnednnConvLayout layout) : state_
   check_dnnl(dnnl_engine_create(&st.engine, dnnl_cpu, 0), "dnnl_engine_create");
   check_dnnl(dnnl_stream_create(&st.stream, st.engine, dnnl_stream_default_flags), "dnnl_stream_create");
   dnnl_dims_t src_dims = {c.N, c.C, c.H, c.W};
+  // Grouped: [groups, K/groups, C/groups, R, S], the same bytes as Temper's [K, C/groups, R, S].
+  int weight_ndims = c.groups > 1 ? 5 : 4;
   dnnl_dims_t weight_dims = {c.K, c.C, c.R, c.S};
+  if (c.groups > 1) {
+    dnnl_dims_t grouped = {c.groups, c.K / c.groups, c.C / c.groups, c.R, c.S};
+    std::copy(grouped, grouped + 5, weight_dims);
+  }
   dnnl_dims_t dst_dims = {c.N, c.K, c.P(), c.Q()};
   dnnl_dims_t strides = {c.stride_h, c.stride_w};
   dnnl_dims_t pad_l = {c.pad_top, c.pad_left};
   dnnl_dims_t pad_r = {c.pad_bottom, c.pad_right};
   dnnl_memory_desc_t src_md, weight_md, dst_md;
   check_dnnl(dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, dnnl_f32, dnnl_nchw), "src memory desc");
-  check_dnnl(dnnl_memory_desc_init_by_tag(&weight_md, 4, weight_dims, dnnl_f32, dnnl_oihw), "weight memory desc");
+  check_dnnl(dnnl_memory_desc_init_by_tag(&weight_md, weight_ndims, weight_dims, dnnl_f32,
+                                          c.groups > 1 ? dnnl_goihw : dnnl_oihw),
+             "weight memory desc");
   check_dnnl(dnnl_memory_desc_init_by_tag(&dst_md, 4, dst_dims, dnnl_f32, dnnl_nchw), "dst memory desc");
   // Blocked: oneDNN picks the layouts along with the implementation.
   dnnl_memory_desc_t any_src_md, any_weight_md, any_dst_md;
   check_dnnl(dnnl_memory_desc_init_by_tag(&any_src_md, 4, src_dims, dnnl_f32, dnnl_format_tag_any), "src desc");
-  check_dnnl(dnnl_memory_desc_init_by_tag(&any_weight_md, 4, weight_dims, dnnl_f32, dnnl_format_tag_any),
+  check_dnnl(dnnl_memory_desc_init_by_tag(&any_weight_md, weight_ndims, weight_dims, dnnl_f32, dnnl_format_tag_any),
              "weight desc");
   check_dnnl(dnnl_memory_desc_init_by_tag(&any_dst_md, 4, dst_dims, dnnl_f32, dnnl_format_tag_any), "dst desc");
   bool blocked = layout == OnednnConvLayout::Blocked;
@@ -195,7 +203,8 @@ std::string OnednnConv2d::implementation() const {
   std::string text = info ? info : "?";
   if (st.layout == OnednnConvLayout::Blocked) {
     text += " src=" + layout_name(*dnnl_primitive_desc_query_md(st.pd, dnnl_query_src_md, 0), "nchw");
-    text += " weights=" + layout_name(*dnnl_primitive_desc_query_md(st.pd, dnnl_query_weights_md, 0), "oihw");
+    const dnnl_memory_desc_t* weights = dnnl_primitive_desc_query_md(st.pd, dnnl_query_weights_md, 0);
+    text += " weights=" + layout_name(*weights, weights->ndims == 5 ? "goihw" : "oihw");
     text += " dst=" + layout_name(*dnnl_primitive_desc_query_md(st.pd, dnnl_query_dst_md, 0), "nchw");
   }
   return text;

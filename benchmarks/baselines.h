@@ -13,10 +13,11 @@ void onednn_sgemm(int M, int N, int K, const float* A, const float* B, float* C)
 void openblas_sgemm(int M, int N, int K, const float* A, const float* B, float* C);
 void eigen_sgemm(int M, int N, int K, const float* A, const float* B, float* C);
 
-// A 2-D convolution: input [N,C,H,W], weight [K,C,R,S] (OIHW), output [N,K,P,Q], fp32,
-// no bias, no dilation, no groups.
+// A 2-D convolution: input [N,C,H,W], weight [K,C/groups,R,S] (OIHW; with groups, the
+// same bytes as oneDNN's goihw), output [N,K,P,Q], fp32, no bias, no dilation.
 struct ConvShape {
   int64_t N, C, H, W, K, R, S;
+  int64_t groups = 1;  // C for a depthwise convolution
   int64_t stride_h = 1, stride_w = 1;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   int64_t P() const { return (H + pad_top + pad_bottom - R) / stride_h + 1; }

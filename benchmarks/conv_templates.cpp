@@ -1,16 +1,24 @@
-// fp32 conv2d on all cores: the conv2d template's default config (and, with --tune, the
-// fastest config of a quick scan of its space) next to oneDNN's convolution primitive on
-// the same plain NCHW data, and on the blocked layouts oneDNN prefers (data reordered
-// once, outside the timing: its best case), for the 3x3 layers of ResNet-18. Rounds are
-// interleaved so that a burst of load on this shared machine hits every contender alike;
-// prints GFLOP/s (median over rounds) and the ratios to both oneDNN variants.
+// fp32 convolutions on all cores, layer by layer: Temper's template default config (and,
+// with --db, the tuning log's best; with --tune, the fastest config of a quick scan of its
+// space) next to oneDNN's convolution primitive on the same plain NCHW data, and on the
+// blocked layouts oneDNN prefers (data and weights reordered once, outside the timing:
+// its best case, as a framework that keeps activations blocked runs it). Temper's kernels
+// are timed as a model build runs them: a config that packs the weight (conv2d's NCHWc
+// blocks) reads it packed once, outside the timing. The layers: the 3x3 layers of
+// ResNet-18 by default, or every conv2d and depthwise_conv2d task of the models given
+// (--model, each layer once with how often the model runs it). Rounds are interleaved so
+// that a burst of load on this shared machine hits every contender alike; prints GFLOP/s
+// (median over rounds) and the ratios to both oneDNN variants (vs_onednn: blocked), then
+// one summary line per layer.
 //
-//   conv_templates [--rounds N] [--tune N] [--workloads w1;w2;...]
+//   conv_templates [--rounds N] [--db LOG] [--tune N] [--workloads w1;w2;...] [--model M.onnx ...]
 //
 // --tune N times the default config's neighbours and N sampled configs once each and
 // adds the fastest to the rounds. Every Temper kernel, and oneDNN, is checked against the
 // reference implementation before its time counts.
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -19,10 +27,14 @@
 #include "benchmarks/baselines.h"
 #include "benchmarks/bench_common.h"
 #include "compiler/codegen/build.h"
+#include "compiler/graph/onnx_import.h"
+#include "compiler/graph/task_extraction.h"
 #include "compiler/ops/op_data.h"
 #include "compiler/runtime/c_runtime_api.h"
 #include "compiler/runtime/timer.h"
 #include "schedule_space/template.h"
+#include "search/apply_history_best.h"
+#include "tuning_db/sqlite_database.h"
 
 namespace temper::bench {
 namespace {
@@ -47,13 +59,38 @@ Target host() {
   return Target::parse("llvm -mcpu=native");
 }
 
-// The compiled function of config, checked against the reference on data.
-PackedFunc compile_checked(const Task& task, const Config& config, ops::OpData& data) {
-  BuildResult built = build({task.apply(config).func()}, host());
-  PackedFunc f = built.module->get_function(task.op().func.name);
-  Comparison cmp = ops::run_and_check(f, data);
+// A config's kernel as a model runs it: its compute function on data's inputs, with the
+// weight packed once beforehand where the config packs it (Task::apply_prepacked).
+struct ModelKernel {
+  PackedFunc f;
+  std::vector<NDArray> args;  // input, weight (packed or not), output
+  void operator()() const {
+    std::vector<NDArray> a = args;
+    f({&a[0], &a[1], &a[2]});
+  }
+};
+
+// The kernel of config, checked against the reference on data.
+ModelKernel compile_checked(const Task& task, const Config& config, ops::OpData& data) {
+  ModelKernel k;
+  k.args = {data.inputs[0], data.inputs[1], data.outputs[0]};
+  if (std::optional<schedule_space::PrepackedSchedule> p = task.apply_prepacked(config)) {
+    BuildResult built = build({p->pack.func(), p->compute.func()}, host());
+    Buffer packed = p->compute.func().params[p->input];
+    std::vector<int64_t> shape;
+    for (const Expr& e : packed->shape) shape.push_back(*as_const_int(e));
+    NDArray weight = NDArray::empty(shape, data.inputs[1].dtype());
+    built.module->get_function(p->pack.func().name)({&data.inputs[1], &weight});
+    k.f = built.module->get_function(p->compute.func().name);
+    k.args[1] = weight;
+  } else {
+    k.f = build({task.apply(config).func()}, host()).module->get_function(task.op().func.name);
+  }
+  data.outputs[0].fill(NAN);
+  k();
+  Comparison cmp = ops::check_outputs(data);
   if (!cmp.ok()) throw UserError(str("config ", config.to_string(), " disagrees with the reference: ", cmp.message));
-  return f;
+  return k;
 }
 
 // The fastest of the default's neighbours and `samples` sampled configs, each timed once
@@ -63,12 +100,11 @@ Config quick_scan(const Task& task, int samples, ops::OpData& data) {
   std::mt19937_64 rng(7);
   for (int i = 0; i < samples; ++i) candidates.push_back(task.space().sample(rng));
   Config best = task.default_config();
-  std::vector<NDArray*> args = data.args();
-  PackedFunc f = compile_checked(task, best, data);
-  double best_s = time_function([&] { f(args); }, 3, 20).min_s;
+  ModelKernel f = compile_checked(task, best, data);
+  double best_s = time_function(f, 3, 20).min_s;
   for (const Config& c : candidates) {
-    PackedFunc g = compile_checked(task, c, data);
-    double t = time_function([&] { g(args); }, 3, 20).min_s;
+    ModelKernel g = compile_checked(task, c, data);
+    double t = time_function(g, 3, 20).min_s;
     if (t < best_s) {
       best_s = t;
       best = c;
@@ -80,30 +116,48 @@ Config quick_scan(const Task& task, int samples, ops::OpData& data) {
 ConvShape conv_shape(const ops::Workload& w) {
   std::vector<int64_t> stride = w.get_ints("stride");
   std::vector<int64_t> pad = w.get_ints("pad");
-  if (pad.size() != 1 || w.get_ints("dilation") != std::vector<int64_t>{1} || w.get_int("groups") != 1) {
-    throw UserError(str(w.to_string(), ": the benchmark takes one uniform pad, no dilation and groups=1"));
+  std::vector<int64_t> dilation = w.get_ints("dilation");
+  if (std::any_of(dilation.begin(), dilation.end(), [](int64_t d) { return d != 1; })) {
+    throw UserError(str(w.to_string(), ": the benchmark takes no dilation"));
   }
-  ConvShape s{w.get_int("N"), w.get_int("C"), w.get_int("H"), w.get_int("W"),
-              w.get_int("K"), w.get_int("R"), w.get_int("S")};
+  bool depthwise = w.op == "depthwise_conv2d";
+  int64_t C = w.get_int("C");
+  int64_t K = depthwise ? C * w.get_int("multiplier") : w.get_int("K");
+  ConvShape s{w.get_int("N"), C, w.get_int("H"), w.get_int("W"), K, w.get_int("R"), w.get_int("S")};
+  s.groups = depthwise ? C : w.get_int("groups");
   s.stride_h = stride[0];
   s.stride_w = stride.size() > 1 ? stride[1] : stride[0];
-  s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = pad[0];
+  if (pad.size() == 4) {
+    s.pad_top = pad[0], s.pad_left = pad[1], s.pad_bottom = pad[2], s.pad_right = pad[3];
+  } else {
+    s.pad_top = s.pad_bottom = pad[0];
+    s.pad_left = s.pad_right = pad.size() > 1 ? pad[1] : pad[0];
+  }
   return s;
 }
 
-void run_workload(const std::string& text, int rounds, int tune_samples) {
+// One layer's summary: the median GFLOP/s of each Temper contender over oneDNN blocked's.
+struct LayerResult {
+  std::string workload;
+  int count = 1;
+  double onednn_blocked_gflops = 0;
+  double default_ratio = 0;
+  double tuned_ratio = NAN;  // with --db or --tune
+};
+
+LayerResult run_workload(const std::string& text, int count, int rounds, int tune_samples,
+                         const tuning_db::Database* db) {
   ops::Workload w = ops::Workload::parse(text);
   std::unique_ptr<Task> task = Task::create(w, host());
   ops::OpData data = ops::make_op_data(task->op(), 1);
-  std::vector<NDArray*> args = data.args();
-  const float* input = args[0]->data_as<float>();
-  const float* weight = args[1]->data_as<float>();
-  float* output = args[2]->data_as<float>();
+  const float* input = data.inputs[0].data_as<float>();
+  const float* weight = data.inputs[1].data_as<float>();
+  float* output = data.outputs[0].data_as<float>();
 
   OnednnConv2d onednn(conv_shape(w), OnednnConvLayout::Plain);
   OnednnConv2d onednn_blocked(conv_shape(w), OnednnConvLayout::Blocked);
   for (OnednnConv2d* conv : {&onednn, &onednn_blocked}) {
-    args[2]->fill(0);
+    data.outputs[0].fill(0);
     conv->bind(input, weight, output);
     conv->run();
     conv->fetch_output();
@@ -116,16 +170,18 @@ void run_workload(const std::string& text, int rounds, int tune_samples) {
 
   Config default_config = task->default_config();
   std::vector<Contender> all;
-  PackedFunc f_default = compile_checked(*task, default_config, data);
-  all.push_back({"temper_default", [f_default, args] { f_default(args); }, {}});
+  all.push_back({"temper_default", compile_checked(*task, default_config, data), {}});
   all.push_back({"onednn", [&] { onednn.run(); }, {}});
   all.push_back({"onednn_blocked", [&] { onednn_blocked.run(); }, {}});
-  Config best = default_config;
-  if (tune_samples > 0) {
+  std::optional<Config> best;
+  if (db) {
+    search::ApplyHistoryBest history(*db, nullptr);
+    ops::SourcedSchedule sourced = history.schedule_for(w, task->op(), host());
+    if (history.last_source() == "log" && !sourced.config.is_null()) best = task->space().from_json(sourced.config);
+  } else if (tune_samples > 0) {
     best = quick_scan(*task, tune_samples, data);
-    PackedFunc f_best = compile_checked(*task, best, data);
-    all.push_back({"temper_tuned", [f_best, args] { f_best(args); }, {}});
   }
+  if (best) all.push_back({"temper_tuned", compile_checked(*task, *best, data), {}});
 
   double load = wait_for_idle_cpu();
   for (int r = 0; r < rounds; ++r) {
@@ -135,19 +191,32 @@ void run_workload(const std::string& text, int rounds, int tune_samples) {
   double flops = task->op().flops;
   double onednn_s = median(all[1].round_seconds);
   double blocked_s = median(all[2].round_seconds);
-  std::printf("\n%s (%d rounds, medians; load %.2f before)\n", text.c_str(), rounds, load);
+  std::printf("\n%s (x%d in the models; %d rounds, medians; load %.2f before)\n", text.c_str(), count, rounds, load);
   std::printf("  oneDNN plain: %s; blocked: %s\n", onednn.implementation().c_str(),
               onednn_blocked.implementation().c_str());
-  std::printf("  %-15s %10s %10s %10s  %s\n", "kernel", "GFLOP/s", "vs_onednn", "vs_blocked", "config");
+  std::printf("  %-15s %10s %10s %10s  %s\n", "kernel", "GFLOP/s", "vs_plain", "vs_onednn", "config");
+  LayerResult result{text, count, flops / blocked_s * 1e-9, 0, NAN};
   for (const Contender& k : all) {
     double t = median(k.round_seconds);
     std::string config = k.name == "temper_default" ? default_config.to_string()
-                         : k.name == "temper_tuned" ? best.to_string()
+                         : k.name == "temper_tuned" ? best->to_string()
                                                     : "-";
     std::printf("  %-15s %10.1f %10.3f %10.3f  %s\n", k.name.c_str(), flops / t * 1e-9, onednn_s / t, blocked_s / t,
                 config.c_str());
+    if (k.name == "temper_default") result.default_ratio = blocked_s / t;
+    if (k.name == "temper_tuned") result.tuned_ratio = blocked_s / t;
   }
   std::fflush(stdout);
+  return result;
+}
+
+// The conv2d and depthwise_conv2d tasks of a model, with how often it runs each.
+std::vector<std::pair<std::string, int>> model_convs(const std::string& path) {
+  std::vector<std::pair<std::string, int>> out;
+  for (const graph::ExtractedTask& t : graph::extract_tasks(graph::import_onnx(path), host())) {
+    if (t.workload.op == "conv2d" || t.workload.op == "depthwise_conv2d") out.push_back({t.workload.to_string(), t.count});
+  }
+  return out;
 }
 
 }  // namespace
@@ -157,7 +226,9 @@ int main(int argc, char** argv) {
   using namespace temper;
   int rounds = 5;
   int tune_samples = 0;
-  std::vector<std::string> workloads(std::begin(bench::kResnet18Convs), std::end(bench::kResnet18Convs));
+  std::string db_path;
+  std::vector<std::pair<std::string, int>> workloads;
+  const char* usage = "usage: conv_templates [--rounds N] [--db LOG] [--tune N] [--workloads w1;w2;...] [--model M.onnx ...]";
   try {
     for (int i = 1; i < argc; ++i) {
       std::string arg = argv[i];
@@ -165,18 +236,36 @@ int main(int argc, char** argv) {
         rounds = std::max(1, std::atoi(argv[++i]));
       } else if (arg == "--tune" && i + 1 < argc) {
         tune_samples = std::max(0, std::atoi(argv[++i]));
+      } else if (arg == "--db" && i + 1 < argc) {
+        db_path = argv[++i];
       } else if (arg == "--workloads" && i + 1 < argc) {
-        workloads = bench::split_list(argv[++i], ';');
+        for (const std::string& w : bench::split_list(argv[++i], ';')) workloads.push_back({w, 1});
+      } else if (arg == "--model" && i + 1 < argc) {
+        for (auto& layer : bench::model_convs(argv[++i])) workloads.push_back(layer);
       } else {
-        throw UserError(
-            str("unknown argument '", arg, "'; usage: conv_templates [--rounds N] [--tune N] [--workloads w1;w2;...]"));
+        throw UserError(str("unknown argument '", arg, "'; ", usage));
       }
     }
+    if (!db_path.empty() && tune_samples > 0) throw UserError("give --db or --tune, not both");
+    if (workloads.empty()) {
+      for (const char* w : bench::kResnet18Convs) workloads.push_back({w, 1});
+    }
+    std::unique_ptr<tuning_db::SQLiteDatabase> db;
+    if (!db_path.empty()) db = std::make_unique<tuning_db::SQLiteDatabase>(db_path, tuning_db::OpenMode::ReadOnly);
     std::printf(
-        "fp32 conv2d (NCHW), %d threads; Temper target llvm -mcpu=native; oneDNN on nchw/oihw data and on its blocked "
-        "layouts\n",
+        "fp32 convolutions (NCHW), %d threads; Temper target llvm -mcpu=native, kernels as a model runs them (weights "
+        "packed once); oneDNN on nchw/oihw data and on its blocked layouts\n",
         temper_get_num_threads());
-    for (const std::string& w : workloads) bench::run_workload(w, rounds, tune_samples);
+    std::vector<bench::LayerResult> results;
+    for (const auto& [w, count] : workloads) results.push_back(bench::run_workload(w, count, rounds, tune_samples, db.get()));
+    std::printf("\nper layer: Temper's GFLOP/s over oneDNN's on its blocked layouts (vs_onednn; >1: Temper is faster)\n");
+    std::printf("%-100s %5s %12s %12s %12s\n", "workload", "count", "onednn_gf/s", "default", "tuned");
+    for (const bench::LayerResult& r : results) {
+      char tuned[32] = "-";
+      if (!std::isnan(r.tuned_ratio)) std::snprintf(tuned, sizeof tuned, "%.3f", r.tuned_ratio);
+      std::printf("%-100s %5d %12.1f %12.3f %12s\n", r.workload.c_str(), r.count, r.onednn_blocked_gflops,
+                  r.default_ratio, tuned);
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "conv_templates: error: %s\n", e.what());
     return 1;

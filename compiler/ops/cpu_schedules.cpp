@@ -163,6 +163,9 @@ GemmTiling GemmTiling::for_target(const Target& target, int64_t m, int64_t n) {
   while (t.nr > lanes && n % t.nr != 0) t.nr -= lanes;
   if (m < t.mr) t.mr = static_cast<int>(m);
   if (n < t.nr) t.nr = static_cast<int>(n);
+  // One row tile reads each panel once: copying the panel first is one more pass over B
+  // (dense 1x1000x1280, Zen 4, 2 threads: 0.78 ms with the copies, 0.42 without).
+  if (m <= t.mr) t.pack_b = false;
   return t;
 }
 

@@ -100,6 +100,22 @@ TEST(ConvTemplate, Conv2dDefaultTileFollowsTheShape) {
       task_of("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1", Target::parse("llvm -mcpu=skylake-avx512"));
   EXPECT_EQ(avx512->default_config().knob_int("tile_k"), 32);
   EXPECT_EQ(avx512->default_config().knob_int("tile_q"), 7);
+  // A 1x1 conv with few channels on one side writes NCHW directly: MobileNetV2's 16->96
+  // expansion at 112x112, one vector of columns by 12 channels.
+  EXPECT_EQ(task_of("conv2d:N=1,C=16,H=112,W=112,K=96,R=1,S=1", Target::parse("llvm -mcpu=skylake-avx512"))
+                ->default_config()
+                .to_json()["knobs"],
+            json::parse(R"({"layout": "NCHW", "tile_k": 12, "tile_q": 16, "outer_order": "p_k", "unroll_rx": false,
+                            "pad": "root"})"));
+  EXPECT_EQ(task_of("conv2d:N=1,C=96,H=56,W=56,K=24,R=1,S=1", Target::parse("llvm -mcpu=skylake-avx512"))
+                ->default_config()
+                .knob_int("tile_q"),
+            14);
+  // 32 channels on both sides: NCHWc.
+  EXPECT_EQ(task_of("conv2d:N=1,C=32,H=28,W=28,K=192,R=1,S=1", Target::parse("llvm -mcpu=skylake-avx512"))
+                ->default_config()
+                .knob_string("layout"),
+            "NCHWc");
   // A K that two vectors do not divide keeps one.
   EXPECT_EQ(task_of("conv2d:N=1,C=8,H=14,W=14,K=48,R=3,S=3,pad=1", Target::parse("llvm -mcpu=skylake-avx512"))
                 ->default_config()

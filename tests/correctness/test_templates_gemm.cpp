@@ -51,16 +51,17 @@ Config with_knob(const Config& c, const std::string& knob, const json& value) {
 
 class GemmTemplateDefaults : public ::testing::TestWithParam<const char*> {};
 
-// B stored [N, K] is transposed by default when more than one row tile reads a panel;
-// with B read as stored ("NK"), the default is the op's hand-written schedule, as it is
-// for B stored [K, N].
+// B stored [N, K] is transposed by default when it is dense's (constant) weight or when
+// more than one row tile reads a panel; with B read as stored ("NK"), the default is the
+// op's hand-written schedule, as it is for B stored [K, N].
 TEST_P(GemmTemplateDefaults, DefaultConfigIsTheExpertScheduleAndCorrect) {
   std::unique_ptr<Task> task = task_of(GetParam());
   Config c = task->default_config();
   EXPECT_TRUE(task->space().is_valid(c)) << c.to_string() << ": " << task->space().why_invalid(c);
   Config expert = c;
   if (b_stored_transposed(*task)) {
-    EXPECT_EQ(c.knob_string("b_layout"), task->workload().get_int("M") > c.knob_int("mr") ? "KN" : "NK");
+    bool transposed = task->workload().op == "dense" || task->workload().get_int("M") > c.knob_int("mr");
+    EXPECT_EQ(c.knob_string("b_layout"), transposed ? "KN" : "NK");
     expert = with_knob(c, "b_layout", "NK");
     // The other layout computes the same.
     expect_correct(*task, with_knob(c, "b_layout", c.knob_string("b_layout") == "KN" ? "NK" : "KN"));
@@ -100,11 +101,18 @@ TEST(GemmTemplate, DefaultFollowsTheTargetsVectorWidth) {
   EXPECT_EQ(avx512->default_config().knob_int("mr"), 8);
   EXPECT_EQ(avx512->default_config().knob_int("nr"), 32);
   EXPECT_EQ(avx512->space().knob("nr").choices, (std::vector<json>{16, 32, 64}));
+  // One row tile reads each panel once: no panel copy. dense's constant weight is
+  // transposed once (KN) whatever M; another B stored [N, K] only for several row tiles.
   std::unique_ptr<Task> narrow = task_of("dense:M=3,N=7,K=2", Target::parse("llvm -mcpu=haswell"));
   EXPECT_EQ(narrow->default_config().to_json()["knobs"],
-            json::parse(R"({"mr": 3, "nr": 7, "unroll_k": 1, "pack_b": true, "parallel": true, "b_layout": "NK"})"));
+            json::parse(R"({"mr": 3, "nr": 7, "unroll_k": 1, "pack_b": false, "parallel": true, "b_layout": "KN"})"));
   EXPECT_EQ(task_of("dense:M=7,N=7,K=2", Target::parse("llvm -mcpu=haswell"))->default_config().knob_string("b_layout"),
             "KN");
+  EXPECT_TRUE(task_of("dense:M=7,N=7,K=2", Target::parse("llvm -mcpu=haswell"))->default_config()["pack_b"].get<bool>());
+  EXPECT_EQ(task_of("matmul:M=3,N=7,K=2,transpose_b=1", Target::parse("llvm -mcpu=haswell"))
+                ->default_config()
+                .knob_string("b_layout"),
+            "NK");
   EXPECT_EQ(narrow->space().knob("mr").choices, (std::vector<json>{1, 2, 3}));
   // N = 20: 1 and 2 vectors, each leaving a tail.
   EXPECT_EQ(task_of("matmul:M=8,N=20,K=4", Target::parse("llvm -mcpu=haswell"))->space().knob("nr").choices,

@@ -5,6 +5,10 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <span>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "compiler/codegen/c/build_c.h"
 #include "compiler/codegen/llvm/codegen_llvm.h"
@@ -359,6 +363,40 @@ TEST_P(Execute, GatherScatterSelectMinMaxAndLet) {
     }
   }
   for (int k = 1; k < 64; k += 2) EXPECT_EQ(yv.get(k), 0.0) << "odd elements are not written";
+}
+
+// Y[16 i + lane] = X[off + s (16 i + lane)] for s = 2 and 3: a load by a small constant
+// stride, which the LLVM backend makes one masked contiguous load and a shuffle. The last
+// element read is X's last, and X ends exactly at a page that may not be read, so a load
+// past the last element it needs would crash.
+TEST_P(Execute, StridedLoadsReadNothingPastTheirLastElement) {
+  const int64_t page = sysconf(_SC_PAGESIZE);
+  for (int64_t stride : {2, 3}) {
+    const int64_t span = 31 * stride + 1;         // from the first element read to the last
+    const int64_t n = (span + 15) / 16 * 16;      // whole 64-byte lines: X starts aligned
+    const int64_t off = n - span;
+    Buffer x("X", f32, {n}), y("Y", f32, {32});
+    Stmt body = loop("i", 2, [&](Var i) {
+      return store(y, load(x, {ramp(i * (16 * stride) + off, stride, 16)}), {ramp(i * 16, 1, 16)});
+    });
+    PackedFunc f = build_one({"strided" + std::to_string(stride), {x, y}, body});
+    char* region = static_cast<char*>(
+        mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    ASSERT_NE(region, MAP_FAILED);
+    ASSERT_EQ(mprotect(region + page, page, PROT_NONE), 0);
+    float* xs = reinterpret_cast<float*>(region + page) - n;
+    for (int64_t k = 0; k < n; ++k) xs[k] = static_cast<float>(k);
+    NDArray out = NDArray::zeros({32}, f32);
+    int64_t x_shape[] = {n};
+    TemperTensor args[2] = {out.tensor(), out.tensor()};
+    args[0].data = xs;
+    args[0].shape = x_shape;
+    f(std::span<const TemperTensor>(args, 2));
+    for (int64_t k = 0; k < 32; ++k) {
+      EXPECT_EQ(out.get(k), static_cast<double>(off + k * stride)) << "stride " << stride << ", element " << k;
+    }
+    munmap(region, 2 * page);
+  }
 }
 
 TEST_P(Execute, VectorStoreReadingItsOwnBufferReadsAllLanesFirst) {

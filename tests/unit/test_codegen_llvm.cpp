@@ -94,6 +94,23 @@ TEST(CodegenLLVM, ParametersAreNoaliasAlignedAndVectorsExplicit) {
   EXPECT_TRUE(contains(ir, "define i32 @temper_fn_vector_fma(ptr %args, i32 %num_args)")) << ir;
 }
 
+// A load by a small constant stride (every other column of a window striding by 2) is one
+// masked load of the contiguous run and a shuffle keeping every stride-th element, not a
+// gather of one element at a time; a large stride is still a gather.
+TEST(CodegenLLVM, SmallConstantStridesLoadARunAndShuffle) {
+  Buffer x("X", f32, {256}), y("Y", f32, {128});
+  Var i("i");
+  Stmt body = store(y, load(x, {ramp(i * 32, 2, 16)}), {ramp(i * 16, 1, 16)});
+  std::string ir = emit_llvm_ir({{"even", {x, y}, make_for(i, 0, 8, ForKind::Serial, body)}}, kNative, false);
+  EXPECT_TRUE(contains(ir, "<32 x float> @llvm.masked.load.v32f32")) << ir;
+  EXPECT_TRUE(contains(ir, "shufflevector <32 x float>")) << ir;
+  EXPECT_FALSE(contains(ir, "masked.gather")) << ir;
+  Buffer wide("X", f32, {2048});
+  Stmt far = store(y, load(wide, {ramp(i * 16, 8, 16)}), {ramp(i * 16, 1, 16)});
+  ir = emit_llvm_ir({{"far", {wide, y}, make_for(i, 0, 8, ForKind::Serial, far)}}, kNative, false);
+  EXPECT_TRUE(contains(ir, "masked.gather")) << ir;
+}
+
 TEST(CodegenLLVM, LocalAccumulatorIsAnEntryBlockAllocaThatO3Promotes) {
   std::string ir = emit_llvm_ir({matvec()}, kNative, false);
   EXPECT_TRUE(contains(ir,

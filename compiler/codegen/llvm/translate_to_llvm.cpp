@@ -507,6 +507,8 @@ class CodeGenLLVM {
       llvm::Value* ptr = builder_.CreateInBoundsGEP(element, b.ptr, index_value(broadcast->value));
       value = builder_.CreateVectorSplat(
           lanes, builder_.CreateAlignedLoad(element, ptr, access_alignment(b, broadcast->value, element_bytes)));
+    } else if (int64_t stride = small_constant_stride(index); stride > 1) {
+      value = emit_strided_load(b, element, element_bytes, index.as<RampNode>()->base, stride, lanes);
     } else {
       llvm::Value* ptrs = builder_.CreateInBoundsGEP(element, b.ptr, index_value(index));
       value = builder_.CreateMaskedGather(llvm::FixedVectorType::get(element, lanes), ptrs, llvm::Align(element_bytes));
@@ -514,6 +516,36 @@ class CodeGenLLVM {
     if (op->buffer->dtype.is_bool())
       value = builder_.CreateICmpNE(value, llvm::Constant::getNullValue(value->getType()));
     return value;
+  }
+
+  // The stride of a ramp index by a small constant (a window striding over columns, the
+  // even elements of a row), else 0: such a load reads the contiguous run it spans.
+  static int64_t small_constant_stride(const Expr& index) {
+    constexpr int64_t kMaxStride = 4;
+    auto* ramp = index.as<RampNode>();
+    if (!ramp) return 0;
+    const int64_t* stride = as_const_int(ramp->stride);
+    return stride && *stride > 1 && *stride <= kMaxStride ? *stride : 0;
+  }
+
+  // lanes elements `stride` apart from base: the contiguous run from the first to the last
+  // of them (lanes * stride - stride + 1 elements, a masked load of lanes * stride that
+  // never touches memory past the last element it needs), then a shuffle that keeps every
+  // stride-th element -- on AVX-512 two loads and a permute, where a gather moves one
+  // element at a time.
+  llvm::Value* emit_strided_load(const BufferValue& b, llvm::Type* element, int64_t element_bytes, const Expr& base,
+                                 int64_t stride, int lanes) {
+    int wide = static_cast<int>(lanes * stride);
+    int needed = static_cast<int>((lanes - 1) * stride + 1);
+    std::vector<llvm::Constant*> mask;
+    std::vector<int> keep;
+    for (int i = 0; i < wide; ++i) mask.push_back(builder_.getInt1(i < needed));
+    for (int i = 0; i < lanes; ++i) keep.push_back(static_cast<int>(i * stride));
+    llvm::Value* ptr = builder_.CreateInBoundsGEP(element, b.ptr, index_value(base));
+    llvm::Value* run = builder_.CreateMaskedLoad(llvm::FixedVectorType::get(element, wide), ptr,
+                                                 access_alignment(b, base, element_bytes),
+                                                 llvm::ConstantVector::get(mask));
+    return builder_.CreateShuffleVector(run, keep);
   }
 
   void emit_store(const BufferStoreNode* op) {
