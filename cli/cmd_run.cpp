@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "cli/command_line.h"
@@ -25,6 +26,7 @@
 #include "compiler/runtime/c_runtime_api.h"
 #include "compiler/runtime/npy.h"
 #include "compiler/runtime/timer.h"
+#include "schedule_space/template.h"
 #include "search/apply_history_best.h"
 #include "tuning_db/sqlite_database.h"
 
@@ -37,18 +39,40 @@ struct Measured {
   BuildResult build;
   TimingResult timing;
   Comparison check;
+  bool weight_packed = false;  // timed on its weight packed once beforehand
 };
 
 // Compiles, checks against the reference, and times one schedule of the workload. A wrong
-// result is an error: its time would mean nothing.
-Measured measure(const ops::OpInstance& op, const Schedule& sch, const Target& target, ops::OpData& data, int repeat,
-                 double min_repeat_ms) {
+// result is an error: its time would mean nothing. A template config that packs a weight
+// (conv2d's NCHWc blocks, dense's transposed weight) is timed as the tuner and a model
+// build run it: on the weight packed once, before the timing.
+Measured measure(const ops::Workload& workload, const ops::OpInstance& op, const ops::SourcedSchedule& sch,
+                 const Target& target, ops::OpData& data, int repeat, double min_repeat_ms) {
   Measured m;
-  m.build = build({sch.func()}, target);
-  PackedFunc f = m.build.module->get_function(op.func.name);
-  m.check = ops::run_and_check(f, data);
+  std::optional<schedule_space::PrepackedSchedule> prepacked;
+  if (!target.is_gpu() && !sch.config.is_null() && schedule_space::find_template(workload.op, target)) {
+    std::unique_ptr<schedule_space::Task> task = schedule_space::Task::create(workload, target);
+    prepacked = task->apply_prepacked(task->space().from_json(sch.config));
+  }
+  ops::OpData run_data = data;
+  PackedFunc f;
+  if (prepacked) {
+    m.build = build({prepacked->pack.func(), prepacked->compute.func()}, target);
+    const Buffer& packed = prepacked->compute.func().params[prepacked->input];
+    std::vector<int64_t> shape;
+    for (const Expr& e : packed->shape) shape.push_back(*as_const_int(e));
+    NDArray& weight = run_data.inputs[prepacked->input];
+    weight = NDArray::empty(shape, data.inputs[prepacked->input].dtype());
+    m.build.module->get_function(prepacked->pack.func().name)({&data.inputs[prepacked->input], &weight});
+    f = m.build.module->get_function(prepacked->compute.func().name);
+    m.weight_packed = true;
+  } else {
+    m.build = build({sch.schedule.func()}, target);
+    f = m.build.module->get_function(op.func.name);
+  }
+  m.check = ops::run_and_check(f, run_data);
   if (!m.check.ok()) throw UserError(str("wrong result: ", m.check.message));
-  std::vector<NDArray*> args = data.args();
+  std::vector<NDArray*> args = run_data.args();
   TimingOptions options;
   options.repeat = repeat;
   options.min_repeat_ms = min_repeat_ms;
@@ -351,11 +375,11 @@ int cmd_run(const std::vector<std::string>& args) {
   ops::OpInstance op = ops::instantiate(workload);
   Target target = Target::parse(target_text);
   if (threads > 0) temper_set_num_threads(threads);
-  Schedule sch = make_schedule(workload, op, choice, target);
+  ops::SourcedSchedule sch = make_schedule(workload, op, choice, target);
   if (!save_trace.empty()) {
     std::ofstream out(save_trace);
     if (!out) throw UserError(str("cannot write trace file '", save_trace, "'"));
-    out << sch.trace().to_json().dump(2) << "\n";
+    out << sch.schedule.trace().to_json().dump(2) << "\n";
   }
 
   ops::OpData data = ops::make_op_data(op);
@@ -363,7 +387,8 @@ int cmd_run(const std::vector<std::string>& args) {
   print_line("workload", workload.to_string());
   print_line("target", target.to_string() + ", " + std::to_string(temper_get_num_threads()) + " threads");
   print_line("schedule", schedule_name);
-  Measured m = measure(op, sch, target, data, repeat, min_repeat_ms);
+  Measured m = measure(workload, op, sch, target, data, repeat, min_repeat_ms);
+  if (m.weight_packed) print_line("weights", "packed once into the config's layout before timing, as a model build does");
   print_line("compile",
              "lower " + format_ms(m.build.lower_seconds) + ", codegen " + format_ms(m.build.codegen_seconds));
   char err[64];
@@ -375,7 +400,8 @@ int cmd_run(const std::vector<std::string>& args) {
 
   // With a log, the default schedule beside the tuned one: what tuning bought.
   if (!choice.db.empty()) {
-    Measured def = measure(op, search::default_schedule(workload, op, target), target, data, repeat, min_repeat_ms);
+    Measured def = measure(workload, op, search::default_sourced_schedule(workload, op, target), target, data, repeat,
+                           min_repeat_ms);
     char ratio[64];
     std::snprintf(ratio, sizeof ratio, "%.2fx", def.timing.median_s / m.timing.median_s);
     std::string speed = op.flops > 0 ? format_gflops(op.flops, def.timing.median_s) + ", " : "";
@@ -385,7 +411,7 @@ int cmd_run(const std::vector<std::string>& args) {
 
   if (compare_naive) {
     // The naive loop nest is slow: fewer, single-call groups.
-    Measured naive = measure(op, Schedule(op.func), target, data, 3, 0);
+    Measured naive = measure(workload, op, {Schedule(op.func), nullptr}, target, data, 3, 0);
     char ratio[64];
     std::snprintf(ratio, sizeof ratio, "%.1fx", naive.timing.median_s / m.timing.median_s);
     std::string speed = op.flops > 0 ? format_gflops(op.flops, naive.timing.median_s) + ", " : "";

@@ -43,7 +43,7 @@ int cmd_show(const std::vector<std::string>& args) {
   ops::Workload workload = ops::Workload::parse(workload_text);
   ops::OpInstance op = ops::instantiate(workload);
   Target target = Target::parse(target_text);
-  Schedule sch = make_schedule(workload, op, choice, target);
+  Schedule sch = make_schedule(workload, op, choice, target).schedule;
   LowerOptions lower_options;
   lower_options.log_passes = log_passes;
   auto ends_with = [&](const char* suffix) {

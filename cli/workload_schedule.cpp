@@ -27,13 +27,13 @@ std::string schedule_label(const ScheduleChoice& choice) {
   return choice.schedule;
 }
 
-Schedule make_schedule(const ops::Workload& workload, const ops::OpInstance& op, const ScheduleChoice& choice,
-                       const Target& target) {
+ops::SourcedSchedule make_schedule(const ops::Workload& workload, const ops::OpInstance& op,
+                                   const ScheduleChoice& choice, const Target& target) {
   if (!choice.db.empty() && !choice.trace_file.empty()) throw UserError("give --db or --trace, not both");
   if (!choice.db.empty()) {
     tuning_db::SQLiteDatabase db(choice.db, tuning_db::OpenMode::ReadOnly);
     search::ApplyHistoryBest best(db, &std::cerr);
-    return best.schedule_for(workload, op, target).schedule;
+    return best.schedule_for(workload, op, target);
   }
   if (!choice.trace_file.empty()) {
     std::ifstream in(choice.trace_file);
@@ -44,11 +44,11 @@ Schedule make_schedule(const ops::Workload& workload, const ops::OpInstance& op,
     } catch (const nlohmann::json::exception& e) {
       throw UserError(str("trace file '", choice.trace_file, "' is not valid JSON: ", e.what()));
     }
-    return Trace::from_json(json).replay(op.func);
+    return {Trace::from_json(json).replay(op.func), nullptr};
   }
   // On a GPU nothing runs outside bound loops: the naive schedule is one thread per output element.
-  if (choice.schedule == "naive") return target.is_gpu() ? ops::schedule_gpu_default(op) : Schedule(op.func);
-  if (choice.schedule == "default") return search::default_schedule(workload, op, target);
+  if (choice.schedule == "naive") return {target.is_gpu() ? ops::schedule_gpu_default(op) : Schedule(op.func), nullptr};
+  if (choice.schedule == "default") return search::default_sourced_schedule(workload, op, target);
   throw UserError(str("unknown --schedule '", choice.schedule, "': use naive or default (or --trace FILE)"));
 }
 

@@ -7,6 +7,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "compiler/ops/schedule_source.h"
 #include "compiler/ops/workload.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/target/target.h"
@@ -22,11 +23,12 @@ struct ScheduleChoice {
 // Adds --db, --trace and --schedule to a command's options.
 void add_schedule_options(boost::program_options::options_description& desc, ScheduleChoice& choice);
 
-// The scheduled program for the workload (op is its instance) on target; UserError for a
-// missing or unreadable log, an unreadable or malformed trace file, or an unknown schedule
-// name. With a log, one info line on stderr says whether a record or the default was used.
-Schedule make_schedule(const ops::Workload& workload, const ops::OpInstance& op, const ScheduleChoice& choice,
-                       const Target& target);
+// The scheduled program for the workload (op is its instance) on target, with the template
+// config it applies (null for a trace or the naive schedule); UserError for a missing or
+// unreadable log, an unreadable or malformed trace file, or an unknown schedule name. With
+// a log, one info line on stderr says whether a record or the default was used.
+ops::SourcedSchedule make_schedule(const ops::Workload& workload, const ops::OpInstance& op,
+                                   const ScheduleChoice& choice, const Target& target);
 // What make_schedule applies, in words: "tuned (log F)", "trace F", "default", "naive".
 std::string schedule_label(const ScheduleChoice& choice);
 

@@ -25,6 +25,15 @@ Schedule default_schedule(const ops::Workload& workload, const ops::OpInstance& 
   return target.is_gpu() ? ops::schedule_gpu_default(op) : ops::schedule_cpu_default(op, target);
 }
 
+ops::SourcedSchedule default_sourced_schedule(const ops::Workload& workload, const ops::OpInstance& op,
+                                              const Target& target) {
+  nlohmann::json config;
+  if (schedule_space::find_template(workload.op, target)) {
+    config = schedule_space::Task::create(workload, target)->default_config().to_json();
+  }
+  return {default_schedule(workload, op, target), std::move(config)};
+}
+
 ApplyHistoryBest::ApplyHistoryBest(const tuning_db::Database& db, std::ostream* info) : db_(db), info_(info) {}
 
 void ApplyHistoryBest::report(const std::string& workload, const std::string& line) {
@@ -54,10 +63,8 @@ ops::SourcedSchedule ApplyHistoryBest::schedule_for(const ops::Workload& workloa
   }
   bool templated = schedule_space::find_template(workload.op, target) != nullptr;
   last_source_ = templated ? "template default" : "default schedule";
-  nlohmann::json config;
-  if (templated) config = schedule_space::Task::create(workload, target)->default_config().to_json();
   report(name, str("info: ", name, ": ", why_not, "; using the ", last_source_));
-  return {default_schedule(workload, op, target), std::move(config)};
+  return default_sourced_schedule(workload, op, target);
 }
 
 }  // namespace temper::search

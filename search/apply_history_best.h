@@ -47,5 +47,8 @@ Schedule schedule_from_record(const tuning_db::TuningRecord& record, const ops::
 // The schedule to use without a log: the template's default config when a template serves
 // the workload, else ops::schedule_cpu_default (ops::schedule_gpu_default on GPU targets).
 Schedule default_schedule(const ops::Workload& workload, const ops::OpInstance& op, const Target& target);
+// The same with the template's default config (null for an op without a template).
+ops::SourcedSchedule default_sourced_schedule(const ops::Workload& workload, const ops::OpInstance& op,
+                                              const Target& target);
 
 }  // namespace temper::search

@@ -38,6 +38,15 @@ echo "$out"
 grep -Eq "check +ok" <<<"$out" || fail "the tuned build's output was not checked ok"
 grep -q "applying the best of the log" <<<"$out" || fail "no info line saying the log was applied"
 grep -Eq "^default +" <<<"$out" || fail "no default time printed beside the tuned one"
+grep -q "^weights" <<<"$out" && fail "matmul packs no weight, yet run says it timed one packed"
+
+echo "== a conv2d whose default config computes in NCHWc: timed on its weight packed once, as a model runs it"
+out=$("$temper" run conv2d:N=1,C=8,H=8,W=8,K=16,R=3,S=3,pad=1 --repeat 1 --min-repeat-ms 1 2>&1) ||
+  fail "run exited $?: $out"
+echo "$out"
+grep -Eq "^weights +packed once into the config's layout before timing" <<<"$out" ||
+  fail "the NCHWc conv was not timed on its weight packed once"
+grep -Eq "check +ok" <<<"$out" || fail "the prepacked conv's output was not checked ok"
 
 echo "== resume: the same job with a larger budget measures only what is new"
 out=$("$temper" tune matmul:M=32,N=32,K=32 --db "$db" --trials 10 --tuner random --seed 1 "${fast[@]}" 2>&1) ||
