@@ -75,14 +75,8 @@ ModelKernel compile_checked(const Task& task, const Config& config, ops::OpData&
   ModelKernel k;
   k.args = {data.inputs[0], data.inputs[1], data.outputs[0]};
   if (std::optional<schedule_space::PrepackedSchedule> p = task.apply_prepacked(config)) {
-    BuildResult built = build({p->pack.func(), p->compute.func()}, host());
-    Buffer packed = p->compute.func().params[p->input];
-    std::vector<int64_t> shape;
-    for (const Expr& e : packed->shape) shape.push_back(*as_const_int(e));
-    NDArray weight = NDArray::empty(shape, data.inputs[1].dtype());
-    built.module->get_function(p->pack.func().name)({&data.inputs[1], &weight});
-    k.f = built.module->get_function(p->compute.func().name);
-    k.args[1] = weight;
+    k.args[p->input] = schedule_space::pack_once(*p, data.inputs[p->input], host());
+    k.f = build({p->compute.func()}, host()).module->get_function(p->compute.func().name);
   } else {
     k.f = build({task.apply(config).func()}, host()).module->get_function(task.op().func.name);
   }

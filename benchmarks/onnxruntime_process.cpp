@@ -15,6 +15,9 @@ OnnxruntimeProcess::OnnxruntimeProcess(const std::string& python, const std::str
                                        int threads, const std::map<std::string, NDArray>& inputs,
                                        const std::string& work_dir)
     : work_dir_(work_dir) {
+  // A runner that dies mid-run closes its pipe: the next request should fail with the
+  // runner's words ("exited without a reply"), not end this process by SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> args = {python, runner, model, std::to_string(threads)};
   int index = 0;
   for (const auto& [name, array] : inputs) {

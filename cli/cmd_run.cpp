@@ -57,13 +57,8 @@ Measured measure(const ops::Workload& workload, const ops::OpInstance& op, const
   ops::OpData run_data = data;
   PackedFunc f;
   if (prepacked) {
-    m.build = build({prepacked->pack.func(), prepacked->compute.func()}, target);
-    const Buffer& packed = prepacked->compute.func().params[prepacked->input];
-    std::vector<int64_t> shape;
-    for (const Expr& e : packed->shape) shape.push_back(*as_const_int(e));
-    NDArray& weight = run_data.inputs[prepacked->input];
-    weight = NDArray::empty(shape, data.inputs[prepacked->input].dtype());
-    m.build.module->get_function(prepacked->pack.func().name)({&data.inputs[prepacked->input], &weight});
+    run_data.inputs[prepacked->input] = schedule_space::pack_once(*prepacked, data.inputs[prepacked->input], target);
+    m.build = build({prepacked->compute.func()}, target);
     f = m.build.module->get_function(prepacked->compute.func().name);
     m.weight_packed = true;
   } else {

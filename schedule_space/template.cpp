@@ -1,5 +1,6 @@
 #include "schedule_space/template.h"
 
+#include "compiler/codegen/build.h"
 #include "compiler/ir/error.h"
 #include "schedule_space/cpu_templates.h"
 #include "schedule_space/gpu_templates.h"
@@ -92,6 +93,20 @@ Config Task::default_config() const {
 Schedule Task::apply(const Config& config) const {
   TEMPER_CHECK(&config.space() == &space_, "Task::apply given a config of another task's space");
   return template_->apply(config, op_, workload_, target_);
+}
+
+NDArray pack_once(const PrepackedSchedule& p, const NDArray& original, const Target& target) {
+  PrimFunc pack = p.pack.func();
+  std::vector<int64_t> shape;
+  for (const Expr& e : pack.params[1]->shape) {
+    const int64_t* c = as_const_int(e);
+    TEMPER_CHECK(c, "pack function ", pack.name, ": the packed array has a non-constant extent");
+    shape.push_back(*c);
+  }
+  NDArray packed = NDArray::empty(shape, original.dtype());
+  NDArray input = original;
+  build({pack}, target).module->get_function(pack.name)({&input, &packed});
+  return packed;
 }
 
 std::optional<PrepackedSchedule> Task::apply_prepacked(const Config& config) const {

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "compiler/ops/workload.h"
+#include "compiler/runtime/ndarray.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/target/target.h"
 #include "schedule_space/config_space.h"
@@ -46,6 +47,11 @@ struct PrepackedSchedule {
   Schedule pack;
   Schedule compute;
 };
+
+// p.pack built for target and run once on `original` (the op's input p.input): the array
+// p.compute reads in its place. What a model build does to a constant weight, and what a
+// benchmark or `temper run` does before timing the compute function alone.
+NDArray pack_once(const PrepackedSchedule& p, const NDArray& original, const Target& target);
 
 struct Template {
   std::string name;  // "matmul.cpu"

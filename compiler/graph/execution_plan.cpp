@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <optional>
 
-#include "compiler/codegen/build.h"
 #include "compiler/codegen/llvm/host_cpu.h"
 #include "compiler/graph/epilogue_fusion.h"
 #include "compiler/graph/fused_kernel.h"
@@ -182,12 +181,7 @@ class PlanBuilder {
 
   // A constant holding the pack function run on constant `id`.
   int pack_constant(const schedule_space::PrepackedSchedule& prepacked, int id, const Node& anchor) {
-    PrimFunc pack = prepacked.pack.func();
-    PackedFunc f = build({pack}, target_).module->get_function(pack.name);
-    const NDArray& weight = *graph_.value(id).constant;
-    NDArray packed = NDArray::empty(static_shape(pack.params[1]), weight.dtype());
-    NDArray input = weight;
-    f({&input, &packed});
+    NDArray packed = schedule_space::pack_once(prepacked, *graph_.value(id).constant, target_);
     int packed_id = add_array(str(graph_.value(id).name, "_packed_for_", anchor.name), {packed.shape(), packed.dtype()});
     plan_.arrays[packed_id].kind = PlannedArray::Kind::Constant;
     plan_.arrays[packed_id].data = packed;
