@@ -4,9 +4,11 @@
 // blocked layouts oneDNN prefers (data and weights reordered once, outside the timing:
 // its best case, as a framework that keeps activations blocked runs it). Temper's kernels
 // are timed as a model build runs them: a config that packs the weight (conv2d's NCHWc
-// blocks) reads it packed once, outside the timing. The layers: the 3x3 layers of
-// ResNet-18 by default, or every conv2d and depthwise_conv2d task of the models given
-// (--model, each layer once with how often the model runs it). Rounds are interleaved so
+// blocks) reads it packed once, outside the timing; a blocked workload (conv2d_nchwc, the
+// kernels of a model in the blocked layout) runs on blocked data, converted outside the
+// timing as oneDNN's is. The layers: the 3x3 layers of ResNet-18 by default, or every
+// conv task of the models given (--model, each layer once with how often the model runs
+// it). Rounds are interleaved so
 // that a burst of load on this shared machine hits every contender alike; prints GFLOP/s
 // (median over rounds) and the ratios to both oneDNN variants (vs_onednn: blocked), then
 // one summary line per layer.
@@ -29,6 +31,7 @@
 #include "compiler/codegen/build.h"
 #include "compiler/graph/onnx_import.h"
 #include "compiler/graph/task_extraction.h"
+#include "compiler/ops/nchwc.h"
 #include "compiler/ops/op_data.h"
 #include "compiler/runtime/c_runtime_api.h"
 #include "compiler/runtime/timer.h"
@@ -59,8 +62,54 @@ Target host() {
   return Target::parse("llvm -mcpu=native");
 }
 
-// A config's kernel as a model runs it: its compute function on data's inputs, with the
-// weight packed once beforehand where the config packs it (Task::apply_prepacked).
+// A layer's data: the plain conv's (NCHW input, OIHW weight, reference output), which
+// oneDNN reads, and the arrays Temper's kernel reads -- the same for a plain workload, the
+// input blocked and the weight packed for a blocked one (conv2d_nchwc: the layout a model
+// in the blocked layout keeps between its convs), whose output is unblocked before the
+// check against the plain reference.
+struct LayerData {
+  ops::OpData plain;
+  std::vector<NDArray> kernel_args;  // input, weight, output
+  int64_t out_channels = 0;          // a blocked output's logical channels; 0: plain
+};
+
+bool is_blocked(const ops::Workload& w) {
+  return w.op == "conv2d_nchwc" || w.op == "depthwise_conv2d_nchwc";
+}
+
+// The plain workload computing what w computes.
+ops::Workload plain_form(const ops::Workload& w) {
+  if (!is_blocked(w)) return w;
+  std::vector<std::pair<std::string, std::string>> params;
+  for (const char* key : {"N", "C", "H", "W", "K", "R", "S", "stride", "pad", "dilation"}) {
+    for (const auto& [k, v] : w.params) {
+      if (k == key) params.push_back({k, v});
+    }
+  }
+  return ops::Workload::make(w.op == "conv2d_nchwc" ? "conv2d" : "depthwise_conv2d", params);
+}
+
+LayerData layer_data(const ops::Workload& w, const Task& task) {
+  LayerData d{ops::make_op_data(ops::instantiate(plain_form(w)), 1), {}, 0};
+  if (!is_blocked(w)) {
+    d.kernel_args = {d.plain.inputs[0], d.plain.inputs[1], d.plain.outputs[0]};
+    return d;
+  }
+  bool depthwise = w.op == "depthwise_conv2d_nchwc";
+  int64_t in_block = depthwise ? w.get_int("block") : w.get_int("in_block");
+  int64_t out_block = depthwise ? in_block : w.get_int("out_block");
+  const NDArray& x = d.plain.inputs[0];
+  const NDArray& weight = d.plain.inputs[1];
+  d.kernel_args = {in_block == 1 ? x : ops::block_channels(x, in_block),
+                   depthwise ? ops::pack_depthwise_weight_nchwc(weight, in_block)
+                             : ops::pack_conv_weight_nchwc(weight, in_block, out_block),
+                   NDArray::zeros(ops::static_shape(task.op().outputs[0], w.op), DataType::float32())};
+  d.out_channels = d.plain.outputs[0].shape()[1];
+  return d;
+}
+
+// A config's kernel as a model runs it: its compute function on the layer's arrays, with
+// the weight packed once beforehand where the config packs it (Task::apply_prepacked).
 struct ModelKernel {
   PackedFunc f;
   std::vector<NDArray> args;  // input, weight (packed or not), output
@@ -70,26 +119,27 @@ struct ModelKernel {
   }
 };
 
-// The kernel of config, checked against the reference on data.
-ModelKernel compile_checked(const Task& task, const Config& config, ops::OpData& data) {
+// The kernel of config, checked against the plain reference.
+ModelKernel compile_checked(const Task& task, const Config& config, LayerData& data) {
   ModelKernel k;
-  k.args = {data.inputs[0], data.inputs[1], data.outputs[0]};
+  k.args = data.kernel_args;
   if (std::optional<schedule_space::PrepackedSchedule> p = task.apply_prepacked(config)) {
-    k.args[p->input] = schedule_space::pack_once(*p, data.inputs[p->input], host());
+    k.args[p->input] = schedule_space::pack_once(*p, data.kernel_args[p->input], host());
     k.f = build({p->compute.func()}, host()).module->get_function(p->compute.func().name);
   } else {
     k.f = build({task.apply(config).func()}, host()).module->get_function(task.op().func.name);
   }
-  data.outputs[0].fill(NAN);
+  k.args[2].fill(NAN);
   k();
-  Comparison cmp = ops::check_outputs(data);
+  if (data.out_channels > 0) data.plain.outputs[0].copy_from(ops::unblock_channels(k.args[2], data.out_channels));
+  Comparison cmp = ops::check_outputs(data.plain);
   if (!cmp.ok()) throw UserError(str("config ", config.to_string(), " disagrees with the reference: ", cmp.message));
   return k;
 }
 
 // The fastest of the default's neighbours and `samples` sampled configs, each timed once
 // (its fastest group: a burst of load on the shared machine does not pick the winner).
-Config quick_scan(const Task& task, int samples, ops::OpData& data) {
+Config quick_scan(const Task& task, int samples, LayerData& data) {
   std::vector<Config> candidates = task.space().neighbours(task.default_config());
   std::mt19937_64 rng(7);
   for (int i = 0; i < samples; ++i) candidates.push_back(task.space().sample(rng));
@@ -118,7 +168,7 @@ ConvShape conv_shape(const ops::Workload& w) {
   int64_t C = w.get_int("C");
   int64_t K = depthwise ? C * w.get_int("multiplier") : w.get_int("K");
   ConvShape s{w.get_int("N"), C, w.get_int("H"), w.get_int("W"), K, w.get_int("R"), w.get_int("S")};
-  s.groups = depthwise ? C : w.get_int("groups");
+  s.groups = depthwise ? C : w.get_int("groups");  // w: a plain workload (plain_form)
   s.stride_h = stride[0];
   s.stride_w = stride.size() > 1 ? stride[1] : stride[0];
   if (pad.size() == 4) {
@@ -143,19 +193,19 @@ LayerResult run_workload(const std::string& text, int count, int rounds, int tun
                          const tuning_db::Database* db) {
   ops::Workload w = ops::Workload::parse(text);
   std::unique_ptr<Task> task = Task::create(w, host());
-  ops::OpData data = ops::make_op_data(task->op(), 1);
-  const float* input = data.inputs[0].data_as<float>();
-  const float* weight = data.inputs[1].data_as<float>();
-  float* output = data.outputs[0].data_as<float>();
+  LayerData data = layer_data(w, *task);
+  const float* input = data.plain.inputs[0].data_as<float>();
+  const float* weight = data.plain.inputs[1].data_as<float>();
+  float* output = data.plain.outputs[0].data_as<float>();
 
-  OnednnConv2d onednn(conv_shape(w), OnednnConvLayout::Plain);
-  OnednnConv2d onednn_blocked(conv_shape(w), OnednnConvLayout::Blocked);
+  OnednnConv2d onednn(conv_shape(plain_form(w)), OnednnConvLayout::Plain);
+  OnednnConv2d onednn_blocked(conv_shape(plain_form(w)), OnednnConvLayout::Blocked);
   for (OnednnConv2d* conv : {&onednn, &onednn_blocked}) {
-    data.outputs[0].fill(0);
+    data.plain.outputs[0].fill(0);
     conv->bind(input, weight, output);
     conv->run();
     conv->fetch_output();
-    Comparison cmp = ops::check_outputs(data);
+    Comparison cmp = ops::check_outputs(data.plain);
     if (!cmp.ok()) {
       throw UserError(
           str("oneDNN (", conv->implementation(), ") disagrees with the reference on ", text, ": ", cmp.message));
@@ -204,11 +254,15 @@ LayerResult run_workload(const std::string& text, int count, int rounds, int tun
   return result;
 }
 
-// The conv2d and depthwise_conv2d tasks of a model, with how often it runs each.
+// The conv tasks of a model as a build runs it (in the blocked layout: conv2d_nchwc and
+// depthwise_conv2d_nchwc), with how often it runs each.
 std::vector<std::pair<std::string, int>> model_convs(const std::string& path) {
   std::vector<std::pair<std::string, int>> out;
   for (const graph::ExtractedTask& t : graph::extract_tasks(graph::import_onnx(path), host())) {
-    if (t.workload.op == "conv2d" || t.workload.op == "depthwise_conv2d") out.push_back({t.workload.to_string(), t.count});
+    const std::string& op = t.workload.op;
+    if (op == "conv2d" || op == "depthwise_conv2d" || is_blocked(t.workload)) {
+      out.push_back({t.workload.to_string(), t.count});
+    }
   }
   return out;
 }

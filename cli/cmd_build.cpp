@@ -18,8 +18,9 @@ namespace temper::cli {
 
 int cmd_build(const std::vector<std::string>& args) {
   const std::string usage =
-      "usage: temper build MODEL.onnx -o OUT.so [--db FILE] [--target T] [--dim NAME=N ...]";
+      "usage: temper build MODEL.onnx -o OUT.so [--db FILE] [--target T] [--dim NAME=N ...] [--layout nchwc|nchw]";
   std::string db;
+  std::string layout = "nchwc";
   std::string out;
   std::string target_text;
   std::vector<std::string> dim_flags;
@@ -31,7 +32,8 @@ int cmd_build(const std::vector<std::string>& args) {
       ("output,o", po::value(&out), "the library to write (.so); the plan and weights go beside it")
       ("db", po::value(&db), "tuning log whose best records schedule the tunable ops (without it: template defaults)")
       ("target", po::value(&target_text)->default_value("llvm -mcpu=native"), "target string: llvm [-mcpu=...]")
-      ("dim", po::value(&dim_flags)->composing(), "NAME=N: the size of the model's dynamic dimension NAME (repeatable)");
+      ("dim", po::value(&dim_flags)->composing(), "NAME=N: the size of the model's dynamic dimension NAME (repeatable)")
+      ("layout", po::value(&layout)->default_value("nchwc"), "activations of the convs: nchwc (the target's blocked layout, kept across the graph) or nchw; a log tuned in one layout does not apply to the other");
   std::vector<std::string> positionals;
   po::variables_map vm;
   if (!parse_command_line(args, usage, desc, "MODEL.onnx", 1, 1, positionals, vm)) return 0;
@@ -43,6 +45,7 @@ int cmd_build(const std::vector<std::string>& args) {
     throw UserError(str("-o ", out, ": the directory '", dir.string(), "' does not exist"));
   }
   Target target = Target::parse(target_text);
+  graph::LayoutChoice layout_choice = graph::parse_layout_choice(layout);
   if (target.kind != Target::Kind::LLVM) {
     throw UserError(str("--target ", target_text, ": temper build exports LLVM targets only (llvm [-mcpu=...])"));
   }
@@ -54,7 +57,7 @@ int cmd_build(const std::vector<std::string>& args) {
   std::printf("%-10s %s: %zu nodes, opset %d\n", "model", model_path.c_str(), g.nodes().size(), g.opset);
   std::printf("%-10s %s\n", "target", target.to_string().c_str());
   auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<graph::GraphExecutor> executor = compile_model(g, target, db);
+  std::unique_ptr<graph::GraphExecutor> executor = compile_model(g, target, db, layout_choice);
   executor->export_library(out);
   std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
   std::printf("%-10s %s, %s, %s in %.1f s\n", "wrote", out.c_str(),

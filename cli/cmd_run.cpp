@@ -203,13 +203,24 @@ void print_profile(const graph::ExecutionPlan& plan, std::vector<std::vector<dou
   std::snprintf(line, sizeof line, "%9.3f ms in %zu kernels, %.1f%% of the median latency %.3f ms", total * 1e3,
                 call_s.size(), 100 * total / latency_s, latency_s * 1e3);
   print_line("profile", line);
+  int conversions = 0;
+  double conversion_s = 0;
+  for (size_t c = 0; c < call_s.size(); ++c) {
+    if (!plan.calls[c].layout_conversion) continue;
+    ++conversions;
+    conversion_s += median[c];
+  }
+  std::snprintf(line, sizeof line, "%9.3f ms in %d layout conversion%s per run (%s)", conversion_s * 1e3, conversions,
+                conversions == 1 ? "" : "s", plan.layout.c_str());
+  print_line("profile", line);
 }
 
 int run_model(const std::vector<std::string>& args) {
   const std::string usage =
       "usage: temper run MODEL.onnx|MODEL.so [--db FILE] [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--repeat N] "
-      "[--output-dir DIR] [--target T] [--threads N] [--seed N] [--profile]";
+      "[--output-dir DIR] [--target T] [--threads N] [--seed N] [--profile] [--layout nchwc|nchw]";
   std::vector<std::string> input_flags;
+  std::string layout = "nchwc";
   std::vector<std::string> dim_flags;
   std::string db;
   std::string target_text;
@@ -234,7 +245,8 @@ int run_model(const std::vector<std::string>& args) {
       "model runs on the target it was built for)")("threads", po::value(&threads)->default_value(0),
                                                     "threads for parallel loops (0: one per core)")(
       "seed", po::value(&seed)->default_value(0), "seed of the random data for inputs not given")(
-      "profile", po::bool_switch(&profile), "print each kernel's median time and share of the run, slowest first");
+      "profile", po::bool_switch(&profile), "print each kernel's median time and share of the run, slowest first")(
+      "layout", po::value(&layout)->default_value("nchwc"), "activations of the convs: nchwc (the target's blocked layout, kept across the graph) or nchw; a log tuned in one layout does not apply to the other" " (MODEL.onnx only)");
   std::vector<std::string> positionals;
   po::variables_map vm;
   if (!parse_command_line(args, usage, desc, "MODEL", 1, 1, positionals, vm)) return 0;
@@ -243,8 +255,8 @@ int run_model(const std::vector<std::string>& args) {
   if (threads < 0) throw UserError(str("--threads must be 0 (all cores) or positive, got ", threads));
   bool built = model_path.ends_with(".so");
   if (built) {
-    for (const char* flag : {"db", "dim", "target"}) {
-      if (vm.count(flag)) {
+    for (const char* flag : {"db", "dim", "target", "layout"}) {
+      if (vm.count(flag) && !vm[flag].defaulted()) {
         throw UserError(str("--", flag, " applies when compiling MODEL.onnx; ", model_path,
                             " was built already (give the .onnx file, or rebuild with `temper build`)"));
       }
@@ -293,7 +305,7 @@ int run_model(const std::vector<std::string>& args) {
                             plural(static_cast<int64_t>(g.outputs().size()), "output"), ", opset ", g.opset));
     Target target = Target::parse(target_text.empty() ? "llvm -mcpu=native" : target_text);
     print_line("target", target.to_string() + ", " + std::to_string(temper_get_num_threads()) + " threads");
-    executor = compile_model(g, target, db);
+    executor = compile_model(g, target, db, graph::parse_layout_choice(layout));
   }
   std::chrono::duration<double> load_s = std::chrono::steady_clock::now() - start;
   print_line(built ? "load" : "compile", format_ms(load_s.count()));

@@ -265,12 +265,14 @@ int cmd_tune(const std::vector<std::string>& args) {
   const std::string usage =
       "usage: temper tune WORKLOAD --db FILE [--target T ...] [--space template|auto|both] [--trials N] "
       "[--tuner random|grid|ga|xgb] [--time-budget 8h] [--early-stopping N] [--confirm N] [--seed N]\n"
-      "       temper tune MODEL.onnx --db FILE [--dim NAME=N ...] [--task-scheduler gradient|round-robin] [the same "
+      "       temper tune MODEL.onnx --db FILE [--dim NAME=N ...] [--layout nchwc|nchw] [--task-scheduler "
+      "gradient|round-robin] [the same "
       "flags]   (all the model's tasks, sharing --trials)\n"
       "                    [--transfer | --model FILE] [--save-model FILE]   (these three with --tuner xgb)";
   std::string db_path, tuner_name, time_budget, model_path, save_model_path;
   ModelTuneFlags model_flags;
   std::vector<std::string> target_texts, dim_flags;
+  std::string layout_flag;
   bool transfer = false;
   uint64_t seed = 0;
   search::TuneOptions options;
@@ -291,6 +293,9 @@ int cmd_tune(const std::vector<std::string>& args) {
        "definition, evolutionary search under the cost model) or both (the two share --trials); default: template "
        "where the op has one, auto otherwise")
       ("dim", po::value(&dim_flags)->composing(), "model: NAME=N, the size of the dynamic dimension NAME (repeatable)")
+      ("layout", po::value(&layout_flag),
+       "model: the layout its builds will use, nchwc (the target's blocked layout, kept across the graph) or nchw; "
+       "the tasks are the convs of that layout (default nchwc)")
       ("task-scheduler", po::value(&model_flags.scheduler)->default_value("gradient"),
        "model, or --space both: how the jobs share --trials: gradient (turns to the task whose tuning is expected to "
        "cut the end-to-end latency most) or round-robin")
@@ -327,6 +332,8 @@ int cmd_tune(const std::vector<std::string>& args) {
   std::string workload_text;
   if (!parse_command_line(args, usage, desc, workload_text)) return 0;
   runner_options.cold_weights = !warm_weights;
+  if (!layout_flag.empty()) model_flags.layout = layout_flag;
+  graph::parse_layout_choice(model_flags.layout);  // a bad value fails before any work
   if (db_path.empty()) throw UserError(str("missing --db FILE: the tuning log to write\n", usage));
   auto at_least = [](const char* flag, double value, double low) {
     if (value < low) throw UserError(str(flag, " must be at least ", low, ", got ", value));
@@ -380,6 +387,10 @@ int cmd_tune(const std::vector<std::string>& args) {
                       builder_options, runner_options);
   }
   if (!dim_flags.empty()) throw UserError("--dim sizes a model's dynamic dimensions; give a .onnx model");
+  if (!layout_flag.empty()) {
+    throw UserError("--layout chooses the layout of a model's convs; a workload names its own (conv2d_nchwc:... is "
+                    "the blocked conv)");
+  }
 
   ops::Workload workload = ops::Workload::parse(workload_text);
   check_targets_runnable(targets);

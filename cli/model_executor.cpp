@@ -6,6 +6,7 @@
 
 #include "compiler/graph/memory_plan.h"
 #include "compiler/ir/error.h"
+#include "compiler/ir/text.h"
 #include "search/apply_history_best.h"
 #include "tuning_db/sqlite_database.h"
 
@@ -31,6 +32,16 @@ class CountingSource : public ops::ScheduleSource {
 
 }  // namespace
 
+std::string layout_summary(const graph::ExecutionPlan& plan) {
+  if (plan.layout == "NCHW") return "NCHW (no conv takes the blocked layout on this target)";
+  std::string text = str("activations in ", plan.layout, " between convs; ",
+                         plural(static_cast<int64_t>(plan.layout_conversions.size()), "conversion"));
+  for (size_t i = 0; i < plan.layout_conversions.size(); ++i) {
+    text += (i == 0 ? ": " : ", ") + plan.layout_conversions[i];
+  }
+  return text;
+}
+
 std::string format_bytes(int64_t bytes) {
   char buf[32];
   if (bytes >= (1 << 20)) {
@@ -44,17 +55,17 @@ std::string format_bytes(int64_t bytes) {
 }
 
 std::unique_ptr<graph::GraphExecutor> compile_model(const graph::Graph& g, const Target& target,
-                                                    const std::string& db) {
+                                                    const std::string& db, graph::LayoutChoice layout) {
   std::unique_ptr<graph::GraphExecutor> executor;
   std::string schedules;
   if (db.empty()) {
-    executor = std::make_unique<graph::GraphExecutor>(g, target);
+    executor = std::make_unique<graph::GraphExecutor>(g, target, graph::ExecutorOptions{.layout = layout});
     schedules = str(executor->plan().tasks, " tunable ops with their template defaults (no --db)");
   } else {
     tuning_db::SQLiteDatabase log(db, tuning_db::OpenMode::ReadOnly);
     search::ApplyHistoryBest best(log, &std::cerr);
     CountingSource counting(best);
-    executor = std::make_unique<graph::GraphExecutor>(g, target, graph::ExecutorOptions{.schedules = &counting});
+    executor = std::make_unique<graph::GraphExecutor>(g, target, graph::ExecutorOptions{.schedules = &counting, .layout = layout});
     int tasks = executor->plan().tasks;
     schedules = str(counting.from_log(), " of ", tasks, " tunable ops tuned from ", db, " (",
                     tasks - counting.from_log(), " with their template defaults)");
@@ -64,6 +75,7 @@ std::unique_ptr<graph::GraphExecutor> compile_model(const graph::Graph& g, const
   std::printf("%-10s %s\n", "schedules", schedules.c_str());
   std::printf("%-10s %d per run; intermediates in %s (%s without sharing)\n", "kernels", executor->num_kernels(),
               format_bytes(planned).c_str(), format_bytes(graph::unplanned_intermediate_bytes(plan)).c_str());
+  std::printf("%-10s %s\n", "layout", layout_summary(plan).c_str());
   return executor;
 }
 

@@ -15,8 +15,14 @@ namespace temper::cli {
 // Compiles g for target. With db set: each tuning task's best record in the log (a
 // missing or unreadable log is a UserError), ApplyHistoryBest's one line per workload on
 // stderr. Prints "schedules  ..." (how many tunable ops the log served, how many took the
-// template default) and "kernels  ..." (calls per run, memory) on stdout.
-std::unique_ptr<graph::GraphExecutor> compile_model(const graph::Graph& g, const Target& target, const std::string& db);
+// template default), "kernels  ..." (calls per run, memory) and "layout  ..."
+// (layout_summary) on stdout.
+std::unique_ptr<graph::GraphExecutor> compile_model(const graph::Graph& g, const Target& target, const std::string& db,
+                                                    graph::LayoutChoice layout);
+
+// Where the plan's activations are blocked and where it converts, in one line:
+// "activations in NCHW16c between convs; 1 conversion: out of NCHW16c for 'Flatten_0' (Flatten)".
+std::string layout_summary(const graph::ExecutionPlan& plan);
 
 // "12.5 MB", "640 KB", "96 B".
 std::string format_bytes(int64_t bytes);

@@ -215,7 +215,7 @@ int tune_model(const std::string& model_path, const std::map<std::string, int64_
   import_options.dims = dims;
   graph::Graph g = graph::import_onnx(model_path, import_options);
   std::vector<std::string> skipped;
-  std::vector<graph::ExtractedTask> tasks = graph::extract_tasks(g, target, &skipped);
+  std::vector<graph::ExtractedTask> tasks = graph::extract_tasks(g, target, &skipped, graph::parse_layout_choice(flags.layout));
   std::printf("model      %s: %zu nodes, %zu tasks\n", model_path.c_str(), g.nodes().size(), tasks.size());
   for (const std::string& why : skipped) std::printf("skipped    %s\n", why.c_str());
   if (tasks.empty()) {

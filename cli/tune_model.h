@@ -20,6 +20,7 @@ namespace temper::cli {
 struct ModelTuneFlags {
   std::string space;      // --space ("" : a template where one serves the task, else auto)
   std::string scheduler;  // --task-scheduler: "gradient" or "round-robin"
+  std::string layout = "nchwc";  // --layout: the layout the model's builds will use (its tasks follow it)
 };
 
 // Tunes the tasks (workloads, each with how often the model runs it) in the spaces

@@ -6,6 +6,8 @@
 //                                 B packing and parallelism as knobs
 //   conv2d                        templates/conv2d.cpp
 //   depthwise_conv2d              templates/depthwise_conv2d.cpp
+//   conv2d_nchwc                  templates/conv2d_nchwc.cpp (the blocked layout)
+//   depthwise_conv2d_nchwc        templates/depthwise_conv2d_nchwc.cpp
 //   max_pool2d, avg_pool2d        templates/pool.cpp
 #pragma once
 
@@ -19,6 +21,8 @@ const Template& dense_template();
 
 const Template& conv2d_template();
 const Template& depthwise_conv2d_template();
+const Template& conv2d_nchwc_template();
+const Template& depthwise_conv2d_nchwc_template();
 const Template& max_pool2d_template();
 const Template& avg_pool2d_template();
 

@@ -34,6 +34,54 @@ ops::SourcedSchedule default_sourced_schedule(const ops::Workload& workload, con
   return {default_schedule(workload, op, target), std::move(config)};
 }
 
+namespace {
+
+// The parameters that make a convolution the same computation whatever its layout.
+const char* const kConvShapeKeys[] = {"N", "C", "H", "W", "K", "R", "S", "stride", "pad", "dilation"};
+
+bool same_convolution(const ops::Workload& a, const ops::Workload& b) {
+  auto value = [](const ops::Workload& w, const std::string& key, const std::string& fallback) {
+    for (const auto& [k, v] : w.params) {
+      if (k == key) return v;
+    }
+    return fallback;
+  };
+  for (const char* key : kConvShapeKeys) {
+    if (value(a, key, "") != value(b, key, "")) return false;
+  }
+  // The blocked convs are single-group and have one filter per depthwise channel.
+  return value(a, "groups", "1") == value(b, "groups", "1") && value(a, "multiplier", "1") == value(b, "multiplier", "1");
+}
+
+bool is_conv(const std::string& op) {
+  return op == "conv2d" || op == "conv2d_nchwc" || op == "depthwise_conv2d" || op == "depthwise_conv2d_nchwc";
+}
+
+bool is_depthwise(const std::string& op) {
+  return op.rfind("depthwise", 0) == 0;
+}
+
+}  // namespace
+
+std::vector<std::string> ApplyHistoryBest::other_layouts(const ops::Workload& workload, const Target& target) const {
+  std::vector<std::string> found;
+  if (!is_conv(workload.op)) return found;
+  std::string name = workload.to_string();
+  for (const tuning_db::WorkloadKey& key : db_.workloads()) {
+    if (!is_conv(key.op) || is_depthwise(key.op) != is_depthwise(workload.op) || key.workload == name) continue;
+    ops::Workload other;
+    try {
+      other = ops::Workload::parse(key.workload);
+    } catch (const UserError&) {
+      continue;
+    }
+    if (same_convolution(workload, other) && !db_.top_k(key, target.to_string(), 1).empty()) {
+      found.push_back(key.workload);
+    }
+  }
+  return found;
+}
+
 ApplyHistoryBest::ApplyHistoryBest(const tuning_db::Database& db, std::ostream* info) : db_(db), info_(info) {}
 
 void ApplyHistoryBest::report(const std::string& workload, const std::string& line) {
@@ -60,6 +108,15 @@ ops::SourcedSchedule ApplyHistoryBest::schedule_for(const ops::Workload& workloa
     }
   } else {
     why_not = "the log has no valid record for it on " + target.to_string();
+    // A log tuned before the graph's layout changed (or for another block size) holds the
+    // same convolution under another workload: its schedules do not fit this kernel.
+    std::vector<std::string> others = other_layouts(workload, target);
+    if (!others.empty()) {
+      why_not = str("the log has records for this convolution only in another layout or block size (", others[0],
+                    others.size() > 1 ? str(" and ", others.size() - 1, " more") : std::string(),
+                    "), which do not apply to this kernel; tune the model again to tune it");
+      report(name, str("warning: ", name, ": ", why_not, "; using the template default"));
+    }
   }
   bool templated = schedule_space::find_template(workload.op, target) != nullptr;
   last_source_ = templated ? "template default" : "default schedule";

@@ -2,12 +2,16 @@
 // it applies the fastest valid record of the log for the target; when the log has none
 // (or the record no longer applies), the template's default config, or the hand-written
 // default schedule for ops without a template. It says once per workload, on the info
-// stream, which of these it used -- one line per workload, never one per call.
+// stream, which of these it used -- one line per workload, never one per call. A conv the
+// log lacks but holds in another layout (a log tuned in NCHW applied to a build in the
+// blocked layout, or another block size) gets a warning saying so: such records are
+// never applied, since their schedules are of another kernel.
 #pragma once
 
 #include <ostream>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "compiler/ops/schedule_source.h"
 #include "tuning_db/database.h"
@@ -36,6 +40,9 @@ class ApplyHistoryBest : public ops::ScheduleSource {
   tuning_db::TuningRecord last_record_;
 
   void report(const std::string& workload, const std::string& line);
+  // The workloads of the log (with a record for target) that are workload's convolution
+  // in another layout or block size.
+  std::vector<std::string> other_layouts(const ops::Workload& workload, const Target& target) const;
 };
 
 // The schedule a record stands for: its config applied through the workload's template

@@ -70,6 +70,10 @@ class PlanBuilder {
     }
     if (fused && add_tuned_anchor(group)) return;
     add_kernel(schedule_group(graph_, group, target_, kernel_name(graph_, group)));
+    plan_.calls.back().layout_conversion = std::any_of(group.nodes.begin(), group.nodes.end(), [&](int n) {
+      const std::string& op = graph_.nodes()[n].op;
+      return op == "ReorderToNchwc" || op == "ReorderFromNchwc";
+    });
   }
 
   PlanKernels finish() {
@@ -215,18 +219,23 @@ class PlanBuilder {
 
 }  // namespace
 
-PlanKernels make_execution_plan(const Graph& graph, const Target& target, bool fuse, ops::ScheduleSource* schedules) {
+PlanKernels make_execution_plan(const Graph& graph, const Target& target, bool fuse, ops::ScheduleSource* schedules,
+                                LayoutChoice layout_choice) {
   Graph g = graph;
   std::vector<FusedGroup> groups;
+  LayoutReport layout;
   if (fuse) {
-    optimize_graph(g);
+    layout = optimize_graph(g, nchwc_block_for(target, layout_choice));
     groups = partition_for_fusion(g);
   } else {
     for (int n = 0; n < static_cast<int>(g.nodes().size()); ++n) groups.push_back(FusedGroup{{n}, n});
   }
   PlanBuilder builder(g, target, schedules);
   for (const FusedGroup& group : groups) builder.add_group(group, fuse);
-  return builder.finish();
+  PlanKernels planned = builder.finish();
+  if (layout.block > 0) planned.plan.layout = str("NCHW", layout.block, "c");
+  planned.plan.layout_conversions = layout.conversions;
+  return planned;
 }
 
 }  // namespace temper::graph

@@ -3,8 +3,8 @@
 // one from a graph, with the scheduled kernels it names, or reads one that `temper build`
 // wrote beside the model's shared library (TVM's graph JSON and params).
 //
-// Making it (make_execution_plan): the graph is rewritten by optimize_graph and
-// partitioned into fused groups (fusion.h), unless fuse is off (then every node is its own
+// Making it (make_execution_plan): the graph is rewritten by optimize_graph (on a CPU
+// into the blocked layout, pass_nchwc_layout.h) and partitioned into fused groups (fusion.h), unless fuse is off (then every node is its own
 // group, as given). A group whose anchor is a tuning task (task_extraction.h: Conv, Gemm,
 // MatMul) gets the task's kernel -- the workload's op, scheduled by `schedules` (the log's
 // best through ApplyHistoryBest) or, without one, by the template's default config --
@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "compiler/graph/graph.h"
+#include "compiler/graph/pass_nchwc_layout.h"
 #include "compiler/ops/schedule_source.h"
 #include "compiler/target/target.h"
 
@@ -55,6 +56,9 @@ struct KernelCall {
   // The tuning task whose schedule this kernel runs (its canonical workload string), so a
   // profile can set the kernel's time in the model beside the log's; empty for the rest.
   std::string workload;
+  // Whether the kernel converts between NCHW and the blocked layout (its group holds a
+  // ReorderToNchwc or ReorderFromNchwc; pass_nchwc_layout.h): what --profile counts.
+  bool layout_conversion = false;
 };
 
 struct ExecutionPlan {
@@ -71,6 +75,10 @@ struct ExecutionPlan {
   std::vector<int64_t> storage_bytes;  // one per storage block
   // Tuning tasks found among the anchors, and how many were given a schedule by `schedules`.
   int tasks = 0;
+  // The activations' layout ("NCHW16c" when the convs run blocked, else "NCHW") and where
+  // the graph converts (LayoutReport::conversions).
+  std::string layout = "NCHW";
+  std::vector<std::string> layout_conversions;
 };
 
 // A plan and the scheduled kernels its calls name: what build() compiles.
@@ -82,7 +90,7 @@ struct PlanKernels {
 // See the file comment. schedules may be nullptr. The errors are the graph's: an
 // unsupported op names the node. Expects a verified graph with inferred types.
 PlanKernels make_execution_plan(const Graph& graph, const Target& target, bool fuse,
-                                ops::ScheduleSource* schedules);
+                                ops::ScheduleSource* schedules, LayoutChoice layout = LayoutChoice::Blocked);
 
 void save_execution_plan(const ExecutionPlan& plan, const std::string& plan_path, const std::string& weights_path);
 ExecutionPlan load_execution_plan(const std::string& plan_path, const std::string& weights_path);

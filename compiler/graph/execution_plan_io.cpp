@@ -65,6 +65,7 @@ void save_execution_plan(const ExecutionPlan& plan, const std::string& plan_path
   for (const KernelCall& c : plan.calls) {
     calls.push_back({{"function", c.function}, {"args", c.args}, {"num_inputs", c.num_inputs}, {"shapes", c.shapes}});
     if (!c.workload.empty()) calls.back()["workload"] = c.workload;
+    if (c.layout_conversion) calls.back()["layout_conversion"] = true;
   }
   json file = {{"format", kFormat},
                {"version", kVersion},
@@ -72,6 +73,7 @@ void save_execution_plan(const ExecutionPlan& plan, const std::string& plan_path
                {"target", plan.target},
                {"cpu", {{"name", plan.cpu_name}, {"features", plan.cpu_features}}},
                {"tasks", plan.tasks},
+               {"layout", {{"name", plan.layout}, {"conversions", plan.layout_conversions}}},
                {"arrays", std::move(arrays)},
                {"inputs", plan.inputs},
                {"outputs", plan.outputs},
@@ -112,6 +114,10 @@ ExecutionPlan load_execution_plan(const std::string& plan_path, const std::strin
     plan.cpu_name = file.at("cpu").at("name").get<std::string>();
     plan.cpu_features = file.at("cpu").at("features").get<std::string>();
     plan.tasks = file.at("tasks").get<int>();
+    if (file.contains("layout")) {
+      plan.layout = file.at("layout").at("name").get<std::string>();
+      plan.layout_conversions = file.at("layout").at("conversions").get<std::vector<std::string>>();
+    }
     for (const json& entry : file.at("arrays")) {
       PlannedArray a;
       a.name = entry.at("name").get<std::string>();
@@ -140,6 +146,7 @@ ExecutionPlan load_execution_plan(const std::string& plan_path, const std::strin
       c.num_inputs = entry.at("num_inputs").get<int>();
       c.shapes = entry.at("shapes").get<std::vector<std::vector<int64_t>>>();
       c.workload = entry.value("workload", std::string());
+      c.layout_conversion = entry.value("layout_conversion", false);
       plan.calls.push_back(std::move(c));
     }
     plan.storage_bytes = file.at("storage_bytes").get<std::vector<int64_t>>();

@@ -39,7 +39,7 @@ GraphExecutor::GraphExecutor(const Graph& graph, const Target& target, const Exe
                         "--target ",
                         target_kind_name(target.kind), ")"));
   }
-  PlanKernels planned = make_execution_plan(graph, target, options.fuse, options.schedules);
+  PlanKernels planned = make_execution_plan(graph, target, options.fuse, options.schedules, options.layout);
   plan_ = std::move(planned.plan);
   scheduled_ = std::move(planned.scheduled);
   if (!scheduled_.empty()) {

@@ -42,6 +42,8 @@ struct ExecutorOptions {
   // Where each tuning task's schedule comes from (search::ApplyHistoryBest over a log);
   // nullptr: the task's template default. Only used while the executor is made.
   ops::ScheduleSource* schedules = nullptr;
+  // The activations' layout (execution_plan.h); only with fuse.
+  LayoutChoice layout = LayoutChoice::Blocked;
 };
 
 class GraphExecutor {

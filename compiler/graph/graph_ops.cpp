@@ -52,7 +52,8 @@ GraphOp naming_the_node(GraphOp op) {
 const std::vector<GraphOp>& table() {
   static const std::vector<GraphOp> ops = [] {
     std::vector<GraphOp> all;
-    for (auto family : {detail::elementwise_graph_ops, detail::nn_graph_ops, detail::shape_graph_ops}) {
+    for (auto family : {detail::elementwise_graph_ops, detail::nn_graph_ops, detail::shape_graph_ops,
+                         detail::nchwc_graph_ops}) {
       for (GraphOp& op : family()) all.push_back(naming_the_node(std::move(op)));
     }
     std::sort(all.begin(), all.end(), [](const GraphOp& a, const GraphOp& b) { return a.op < b.op; });
@@ -73,7 +74,9 @@ const GraphOp* find_graph_op(const std::string& op) {
 
 std::vector<std::string> supported_graph_ops() {
   std::vector<std::string> names;
-  for (const GraphOp& op : table()) names.push_back(op.op);
+  for (const GraphOp& op : table()) {
+    if (!op.internal) names.push_back(op.op);
+  }
   return names;
 }
 

@@ -56,10 +56,14 @@ struct GraphOp {
   std::function<te::Tensor(const Graph& graph, const Node& node, const std::vector<te::Tensor>& inputs,
                            const te::Tensor& product)>
       epilogue = nullptr;
+  // An op only Temper's own passes write (the blocked layout's, graph_ops_nchwc.cpp): no
+  // ONNX model may name it, and supported_graph_ops leaves it out.
+  bool internal = false;
 };
 
 const GraphOp* find_graph_op(const std::string& op);
-// The supported op types, sorted (for error messages and `temper ops`).
+// The ONNX op types supported, sorted (for error messages and `temper ops`); internal ops
+// are not among them.
 std::vector<std::string> supported_graph_ops();
 
 }  // namespace temper::graph

@@ -21,6 +21,7 @@ using Shape = std::vector<int64_t>;
 std::vector<GraphOp> elementwise_graph_ops();  // arithmetic, activations, Clip, Identity, Cast
 std::vector<GraphOp> nn_graph_ops();           // Conv, Gemm, MatMul, pooling, normalisations, ReduceMean
 std::vector<GraphOp> shape_graph_ops();        // Reshape, Transpose, Concat, Pad, Slice, Gather, Shape, ...
+std::vector<GraphOp> nchwc_graph_ops();        // the blocked layout's conversions and convs (internal)
 
 // UserError unless the node has between min_inputs and max_inputs inputs (omitted
 // optional ones included), and at most max_outputs outputs.
@@ -62,6 +63,14 @@ std::string output_name(const Graph& graph, const Node& node, int o);
 std::vector<Expr> shape_exprs(const Shape& shape);
 // The static extents of a te tensor.
 Shape static_shape(const te::Tensor& t);
+
+// The window of a 2-D Conv node with auto_pad resolved as its compute resolves it:
+// strides and dilations (height, width) and pads (top, left, bottom, right). UserError for
+// a Conv that is not 2-D or whose shapes do not fit.
+struct ConvWindow2d {
+  Shape strides, dilations, pads;
+};
+ConvWindow2d conv2d_window(const Graph& graph, const Node& node);
 
 // "[1,2,3]" for messages.
 std::string ints_str(const std::vector<int64_t>& values);

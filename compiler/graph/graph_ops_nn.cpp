@@ -364,23 +364,39 @@ struct PoolShapes {
   Shape output;
 };
 
+// The blocked pools (NchwcMaxPool, NchwcAveragePool, NchwcGlobalAveragePool; written by
+// the NCHWc layout pass) read [N, C/b, spatial..., b]: one more, trailing, dimension that
+// is neither pooled nor padded.
+bool is_blocked(const Node& node) {
+  return node.op.rfind("Nchwc", 0) == 0;
+}
+
+bool is_max_pool(const Node& node) {
+  return node.op == "MaxPool" || node.op == "NchwcMaxPool";
+}
+
 PoolShapes pool_shapes(const Graph& graph, const Node& node) {
   check_arity(node, 1, 1, node.op == "MaxPool" ? 2 : 1);
   if (node.outputs.size() > 1) throw UserError("the Indices output is not supported");
   PoolShapes p;
   p.x = input_type(graph, node, 0, "X");
   // MaxPool serves integers too (its padding is the type's lowest value).
-  if (node.op == "AveragePool") check_float(p.x, "input X");
-  if (p.x.shape.size() < 3) throw UserError(str("input X is ", p.x.to_string(), "; pooling needs [N, C, spatial...]"));
-  size_t spatial = p.x.shape.size() - 2;
-  if (node.op == "AveragePool" && node.attrs.has("dilations") &&
+  if (!is_max_pool(node)) check_float(p.x, "input X");
+  size_t lanes = is_blocked(node) ? 1 : 0;
+  if (p.x.shape.size() < 3 + lanes) {
+    throw UserError(str("input X is ", p.x.to_string(), "; pooling needs [N, C, spatial...]"));
+  }
+  size_t spatial = p.x.shape.size() - 2 - lanes;
+  if (!is_max_pool(node) && node.attrs.has("dilations") &&
       ints_attr(node, "dilations", spatial, 1) != Shape(spatial, 1)) {
     throw UserError("attribute dilations is not supported for AveragePool (it is an opset 19 attribute)");
   }
   p.ceil_mode = node.attrs.get_int_or("ceil_mode", 0) != 0;
-  p.window = window_of(node, Shape(p.x.shape.begin() + 2, p.x.shape.end()), kernel_shape(node, spatial), p.ceil_mode);
+  p.window = window_of(node, Shape(p.x.shape.begin() + 2, p.x.shape.begin() + 2 + spatial),
+                       kernel_shape(node, spatial), p.ceil_mode);
   p.output = {p.x.shape[0], p.x.shape[1]};
   p.output.insert(p.output.end(), p.window.output.begin(), p.window.output.end());
+  if (lanes) p.output.push_back(p.x.shape.back());
   return p;
 }
 
@@ -398,7 +414,8 @@ std::vector<te::Tensor> compute_pool(const Graph& graph, const Node& node, const
   PoolShapes p = pool_shapes(graph, node);
   const Window& w = p.window;
   std::string name = output_name(graph, node, 0);
-  bool is_max = node.op == "MaxPool";
+  bool is_max = is_max_pool(node);
+  bool blocked = is_blocked(node);
   size_t spatial = w.kernel.size();
   const te::Tensor& x = in[0];
   std::vector<int64_t> before(2, 0);
@@ -413,6 +430,10 @@ std::vector<te::Tensor> compute_pool(const Graph& graph, const Node& node, const
     after.push_back(reach_end[d]);
     padded_anywhere |= w.pads_begin[d] > 0 || reach_end[d] > 0;
   }
+  if (blocked) {
+    before.push_back(0);
+    after.push_back(0);
+  }
   te::Tensor padded =
       padded_anywhere ? ops::pad(x, before, after, is_max ? lowest_value(x.dtype()) : 0.0, name + "_pad") : x;
   std::vector<IterVar> axes;
@@ -424,6 +445,7 @@ std::vector<te::Tensor> compute_pool(const Graph& graph, const Node& node, const
     for (size_t d = 0; d < spatial; ++d) {
       index.push_back(ops::times(i[d + 2], w.strides[d]) + ops::times(axes[d], w.dilations[d]));
     }
+    if (blocked) index.push_back(i.back());
     return padded(index);
   };
   if (is_max) {
@@ -466,8 +488,30 @@ std::vector<TensorType> infer_global_average_pool(const Graph& graph, const Node
   check_arity(node, 1, 1);
   const TensorType& x = input_type(graph, node, 0, "X");
   check_float(x, "input X");
+  if (is_blocked(node)) {
+    if (x.shape.size() != 5) throw UserError(str("input X is ", x.to_string(), "; expected [N, C/b, H, W, b]"));
+    return {{{x.shape[0], x.shape[1], 1, 1, x.shape[4]}, x.dtype}};
+  }
   if (x.shape.size() != 4) throw UserError(str("input X is ", x.to_string(), "; Temper serves 4-D NCHW inputs"));
   return {{{x.shape[0], x.shape[1], 1, 1}, x.dtype}};
+}
+
+std::vector<te::Tensor> compute_global_average_pool(const Graph& graph, const Node& node,
+                                                    const std::vector<te::Tensor>& in) {
+  std::string name = output_name(graph, node, 0);
+  if (!is_blocked(node)) return {ops::global_avg_pool2d(in[0], ops::Layout::NCHW, name)};
+  const Shape& x = graph.value(node.inputs[0]).type.shape;
+  IterVar ry = te::reduce_axis({0, ops::index_const(x[2])}, "ry");
+  IterVar rx = te::reduce_axis({0, ops::index_const(x[3])}, "rx");
+  te::Tensor sum = te::compute(
+      shape_exprs(graph.value(node.outputs[0]).type.shape),
+      [&](Var n, Var c, Var, Var, Var ci) { return te::sum(in[0](n, c, ry, rx, ci), {ry, rx}); }, name + "_sum");
+  return {te::compute(
+      shape_exprs(graph.value(node.outputs[0]).type.shape),
+      [&](const std::vector<Var>& i) {
+        return sum(ops::as_exprs(i)) / make_const(in[0].dtype(), static_cast<double>(x[2] * x[3]));
+      },
+      name)};
 }
 
 // ---------------------------------------------------------------- normalisations
@@ -668,17 +712,27 @@ std::vector<te::Tensor> compute_reduce_mean(const Graph& graph, const Node& node
 
 }  // namespace
 
+ConvWindow2d conv2d_window(const Graph& graph, const Node& node) {
+  ConvShapes c = conv_shapes(graph, node);
+  if (c.x.shape.size() != 4) throw UserError(str("input X is ", c.x.to_string(), "; not a 2-D convolution"));
+  const Window& w = c.window;
+  return {w.strides, w.dilations, {w.pads_begin[0], w.pads_begin[1], w.pads_end[0], w.pads_end[1]}};
+}
+
 std::vector<GraphOp> nn_graph_ops() {
-  return {
+  std::vector<GraphOp> blocked_pools = {
+      {"NchwcMaxPool", OpPattern::Reduction, infer_pool, compute_pool},
+      {"NchwcAveragePool", OpPattern::Reduction, infer_pool, compute_pool},
+      {"NchwcGlobalAveragePool", OpPattern::Reduction, infer_global_average_pool, compute_global_average_pool},
+  };
+  for (GraphOp& op : blocked_pools) op.internal = true;
+  std::vector<GraphOp> ops = {
       {"Conv", OpPattern::OutFusable, infer_conv, compute_conv, nullptr, conv_epilogue},
       {"Gemm", OpPattern::OutFusable, infer_gemm, compute_gemm, nullptr, gemm_epilogue},
       {"MatMul", OpPattern::OutFusable, infer_matmul, compute_matmul},
       {"MaxPool", OpPattern::Reduction, infer_pool, compute_pool},
       {"AveragePool", OpPattern::Reduction, infer_pool, compute_pool},
-      {"GlobalAveragePool", OpPattern::Reduction, infer_global_average_pool,
-       [](const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
-         return std::vector<te::Tensor>{ops::global_avg_pool2d(in[0], ops::Layout::NCHW, output_name(graph, node, 0))};
-       }},
+      {"GlobalAveragePool", OpPattern::Reduction, infer_global_average_pool, compute_global_average_pool},
       {"BatchNormalization", OpPattern::Broadcast, infer_batch_norm,
        [](const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
          double epsilon = node.attrs.get_float_or("epsilon", 1e-5);
@@ -689,6 +743,8 @@ std::vector<GraphOp> nn_graph_ops() {
       {"LayerNormalization", OpPattern::Reduction, infer_layer_norm, compute_layer_norm},
       {"ReduceMean", OpPattern::Reduction, infer_reduce_mean, compute_reduce_mean},
   };
+  ops.insert(ops.end(), blocked_pools.begin(), blocked_pools.end());
+  return ops;
 }
 
 }  // namespace temper::graph::detail

@@ -191,7 +191,8 @@ void check_ops(const onnx::GraphProto& g, const std::vector<std::string>& names)
       throw UserError(str(node_label(names[i], node), " is in the domain '", node.domain(),
                           "': Temper supports only the default ONNX domain"));
     }
-    if (find_graph_op(node.op_type()) == nullptr) {
+    const GraphOp* op = find_graph_op(node.op_type());
+    if (op == nullptr || op->internal) {
       throw UserError(str(node_label(names[i], node), ": Temper does not support the ONNX op '", node.op_type(),
                           "'; supported: ", join(supported_graph_ops(), ", ")));
     }

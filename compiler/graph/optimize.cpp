@@ -7,11 +7,13 @@
 
 namespace temper::graph {
 
-void optimize_graph(Graph& graph) {
+LayoutReport optimize_graph(Graph& graph, int64_t nchwc_block) {
   remove_identity(graph);
   fold_batch_norm(graph);
   recognize_layer_norm(graph);
   recognize_gelu(graph);
+  if (nchwc_block > 1) return convert_to_nchwc(graph, nchwc_block);
+  return LayoutReport{};
 }
 
 }  // namespace temper::graph

@@ -47,24 +47,10 @@ Mapping map_conv(const Graph& graph, const Node& node) {
   if (x.dtype != DataType::float32()) return refuse(str("input ", x.to_string(), ": only float32 is tuned"));
   int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], width = x.shape[3];
   int64_t k = w.shape[0], r = w.shape[2], s = w.shape[3];
-  std::vector<int64_t> strides = ints_attr(node, "strides", 2, 1);
-  std::vector<int64_t> dilations = ints_attr(node, "dilations", 2, 1);
-  std::vector<int64_t> pads = ints_attr(node, "pads", 4, 0);  // ONNX: top, left, bottom, right
-  std::string auto_pad = node.attrs.get_string_or("auto_pad", "NOTSET");
-  if (auto_pad == "VALID") {
-    pads.assign(4, 0);
-  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    // The padding that makes each output extent ceil(in / stride), the extra one at the end
-    // (UPPER) or the start (LOWER): shape inference's rule.
-    int64_t in[2] = {h, width}, kernel[2] = {r, s};
-    for (int d = 0; d < 2; ++d) {
-      int64_t effective = dilations[d] * (kernel[d] - 1) + 1;
-      int64_t out = (in[d] + strides[d] - 1) / strides[d];
-      int64_t total = std::max<int64_t>(0, (out - 1) * strides[d] + effective - in[d]);
-      pads[d] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      pads[d + 2] = total - pads[d];
-    }
-  }
+  detail::ConvWindow2d window = detail::conv2d_window(graph, node);
+  const std::vector<int64_t>& strides = window.strides;
+  const std::vector<int64_t>& dilations = window.dilations;
+  const std::vector<int64_t>& pads = window.pads;  // top, left, bottom, right
   int64_t groups = node.attrs.get_int_or("group", 1);
   Params common = {{"N", str(n)},
                    {"C", str(c)},
@@ -88,6 +74,33 @@ Mapping map_conv(const Graph& graph, const Node& node) {
   common.push_back({"K", str(k)});
   common.push_back({"groups", str(groups)});
   return product_of(ops::Workload::make("conv2d", common), {0, 1});
+}
+
+// A conv of the blocked layout (pass_nchwc_layout.h): its workload names the blocks.
+Mapping map_nchwc_conv(const Graph& graph, const Node& node) {
+  const TensorType& x = graph.value(node.inputs[0]).type;
+  const std::vector<int64_t>& w = graph.value(node.inputs[1]).type.shape;
+  std::vector<int64_t> strides = ints_attr(node, "strides", 2, 1);
+  std::vector<int64_t> dilations = ints_attr(node, "dilations", 2, 1);
+  std::vector<int64_t> pads = ints_attr(node, "pads", 4, 0);
+  Params params = {{"N", str(x.shape[0])},
+                   {"C", str(node.attrs.get_int(node.op == "NchwcConv" ? "in_channels" : "channels"))},
+                   {"H", str(x.shape[2])},
+                   {"W", str(x.shape[3])},
+                   {"stride", pair_text(strides[0], strides[1])},
+                   {"pad", str(pads[0], "x", pads[1], "x", pads[2], "x", pads[3])},
+                   {"dilation", pair_text(dilations[0], dilations[1])}};
+  if (node.op == "NchwcDepthwiseConv") {  // W [Cb, R, S, b]
+    params.insert(params.end(), {{"R", str(w[1])}, {"S", str(w[2])}, {"block", str(w[3])}});
+    return product_of(ops::Workload::make("depthwise_conv2d_nchwc", params), {0, 1});
+  }
+  // W [Ko, Ci, R, S, cb, kb]
+  params.insert(params.end(), {{"K", str(node.attrs.get_int("channels"))},
+                               {"R", str(w[2])},
+                               {"S", str(w[3])},
+                               {"in_block", str(w[4])},
+                               {"out_block", str(w[5])}});
+  return product_of(ops::Workload::make("conv2d_nchwc", params), {0, 1});
 }
 
 Mapping map_gemm(const Graph& graph, const Node& node) {
@@ -136,6 +149,7 @@ Mapping map_matmul(const Graph& graph, const Node& node) {
 
 Mapping map_node(const Graph& graph, const Node& node) {
   if (node.op == "Conv") return map_conv(graph, node);
+  if (node.op == "NchwcConv" || node.op == "NchwcDepthwiseConv") return map_nchwc_conv(graph, node);
   if (node.op == "Gemm") return map_gemm(graph, node);
   if (node.op == "MatMul") return map_matmul(graph, node);
   return Mapping{};
@@ -149,9 +163,10 @@ std::optional<NodeTask> node_task(const Graph& graph, const Node& node, std::str
   return m.task;
 }
 
-std::vector<ExtractedTask> extract_tasks(const Graph& graph, const Target& target, std::vector<std::string>* skipped) {
+std::vector<ExtractedTask> extract_tasks(const Graph& graph, const Target& target, std::vector<std::string>* skipped,
+                                         LayoutChoice layout) {
   Graph g = graph;
-  optimize_graph(g);
+  optimize_graph(g, nchwc_block_for(target, layout));
 
   std::vector<ExtractedTask> tasks;
   std::map<std::string, size_t> index;         // workload string -> position in tasks

@@ -2,10 +2,14 @@
 // model runs it (TVM's extract_from_program for AutoTVM). A tuning job over a model tunes
 // these workloads; a build looks each one up in the log.
 //
-// The graph is first rewritten as the fused executor rewrites it (remove_identity, then
-// fold_batch_norm, on a copy): a Conv that absorbs a BatchNormalization is one task, and
-// the BN none. Then each node that a template serves becomes a workload:
+// The graph is first rewritten as the fused executor rewrites it for the target
+// (optimize_graph, on a copy): a Conv that absorbs a BatchNormalization is one task, and
+// the BN none; on a CPU the convs are in the blocked layout. Then each node that a
+// template serves becomes a workload:
 //
+//   NchwcConv                       conv2d_nchwc:N,C,H,W,K,R,S,stride,pad,dilation,
+//                                   in_block,out_block (C, K: the logical channels)
+//   NchwcDepthwiseConv              depthwise_conv2d_nchwc:N,C,H,W,R,S,stride,pad,dilation,block
 //   Conv (2-D, float32, NCHW)       conv2d:N,C,H,W,K,R,S,stride,pad (top x left x bottom x
 //                                   right),dilation,groups; depthwise_conv2d (multiplier
 //                                   K/C) when group == C. The bias is the kernel's epilogue.
@@ -28,6 +32,7 @@
 #include <vector>
 
 #include "compiler/graph/graph.h"
+#include "compiler/graph/pass_nchwc_layout.h"
 #include "compiler/ops/workload.h"
 #include "compiler/target/target.h"
 
@@ -58,7 +63,9 @@ struct ExtractedTask {
 // schedule_space::Task::create for target; one it refuses is skipped. skipped (when not
 // null) receives "node 'NAME' (OP): reason" for every Conv, Gemm or MatMul left out.
 // Expects a verified graph with inferred types (import_onnx's result).
+// layout: as the build that will apply the log lays out the graph (execution_plan.h).
 std::vector<ExtractedTask> extract_tasks(const Graph& graph, const Target& target,
-                                         std::vector<std::string>* skipped = nullptr);
+                                         std::vector<std::string>* skipped = nullptr,
+                                         LayoutChoice layout = LayoutChoice::Blocked);
 
 }  // namespace temper::graph

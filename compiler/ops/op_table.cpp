@@ -6,6 +6,7 @@
 #include "compiler/ops/conv.h"
 #include "compiler/ops/elementwise.h"
 #include "compiler/ops/matmul.h"
+#include "compiler/ops/nchwc.h"
 #include "compiler/ops/nn.h"
 #include "compiler/ops/pool.h"
 #include "compiler/ops/reference.h"
@@ -66,26 +67,6 @@ OpInstance finish(const Workload& w, std::vector<te::Tensor> inputs, te::Tensor 
     reference(ins, outs);
   };
   return inst;
-}
-
-std::array<int64_t, 2> pair_of(const Workload& w, const std::string& key) {
-  std::vector<int64_t> v = w.get_ints(key);
-  return v.size() == 1 ? std::array<int64_t, 2>{v[0], v[0]} : std::array<int64_t, 2>{v[0], v[1]};
-}
-
-Padding2d padding_of(const Workload& w) {
-  std::vector<int64_t> v = w.get_ints("pad");
-  if (v.size() == 1) return Padding2d::uniform(v[0]);
-  if (v.size() == 2) return {v[0], v[1], v[0], v[1]};
-  return {v[0], v[1], v[2], v[3]};
-}
-
-Window2d window_of(const Workload& w, bool has_dilation) {
-  Window2d window;
-  window.stride = pair_of(w, "stride");
-  window.padding = padding_of(w);
-  if (has_dilation) window.dilation = pair_of(w, "dilation");
-  return window;
 }
 
 // The N, C, H, W image of w in w's layout.
@@ -238,6 +219,87 @@ OpInstance instantiate_depthwise_conv2d(const Workload& w) {
       using T = decltype(t);
       reference::depthwise_conv2d(in<T>(ins, 0), in<T>(ins, 1), out<T>(outs, 0), in_shape, w_shape, window, layout);
     });
+  });
+  inst.weight_inputs = {1};
+  return inst;
+}
+
+// The blocked-layout convolutions (nchwc.h): C and K are the logical channel counts, the
+// arrays hold them in blocks (the tail lanes are data like any other: the reference
+// reduces over every lane of every input block, as the kernel does).
+OpInstance instantiate_conv2d_nchwc(const Workload& w) {
+  int64_t N = w.get_int("N"), C = w.get_int("C"), H = w.get_int("H"), W = w.get_int("W");
+  int64_t K = w.get_int("K"), R = w.get_int("R"), S = w.get_int("S");
+  int64_t cb = w.get_int("in_block"), kb = w.get_int("out_block");
+  int64_t Ci = channel_blocks(C, cb), Ko = channel_blocks(K, kb);
+  Window2d window = window_of(w, true);
+  Shape in_shape = cb == 1 ? Shape{N, C, H, W} : Shape{N, Ci, H, W, cb};
+  te::Tensor x = placeholder(w, in_shape, "input");
+  te::Tensor weight = placeholder(w, {Ko, Ci, R, S, cb, kb}, "weight");
+  te::Tensor y = conv2d_nchwc(x, weight, window);
+  Shape out_shape = static_shape(y, "conv2d_nchwc");
+  double flops = 2.0 * N * K * out_shape[2] * out_shape[3] * C * R * S;
+  OpInstance inst = finish(w, {x, weight}, y, flops, [=](auto& ins, auto& outs) {
+    const float* in_data = in<float>(ins, 0);
+    const float* wt = in<float>(ins, 1);
+    float* o = out<float>(outs, 0);
+    int64_t P = out_shape[2], Q = out_shape[3];
+    const Padding2d& pad = window.padding;
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t ko = 0; ko < Ko; ++ko)
+        for (int64_t p = 0; p < P; ++p)
+          for (int64_t q = 0; q < Q; ++q)
+            for (int64_t ki = 0; ki < kb; ++ki) {
+              double acc = 0;
+              for (int64_t co = 0; co < Ci; ++co)
+                for (int64_t r = 0; r < R; ++r)
+                  for (int64_t t = 0; t < S; ++t) {
+                    int64_t h = p * window.stride[0] + r * window.dilation[0] - pad.top;
+                    int64_t x_ = q * window.stride[1] + t * window.dilation[1] - pad.left;
+                    if (h < 0 || h >= H || x_ < 0 || x_ >= W) continue;
+                    for (int64_t ci = 0; ci < cb; ++ci) {
+                      float v = in_data[(((n * Ci + co) * H + h) * W + x_) * cb + ci];
+                      acc += v * wt[((((ko * Ci + co) * R + r) * S + t) * cb + ci) * kb + ki];
+                    }
+                  }
+              o[(((n * Ko + ko) * P + p) * Q + q) * kb + ki] = static_cast<float>(acc);
+            }
+  });
+  inst.weight_inputs = {1};
+  return inst;
+}
+
+OpInstance instantiate_depthwise_conv2d_nchwc(const Workload& w) {
+  int64_t N = w.get_int("N"), C = w.get_int("C"), H = w.get_int("H"), W = w.get_int("W");
+  int64_t R = w.get_int("R"), S = w.get_int("S"), b = w.get_int("block");
+  int64_t Cb = channel_blocks(C, b);
+  Window2d window = window_of(w, true);
+  te::Tensor x = placeholder(w, {N, Cb, H, W, b}, "input");
+  te::Tensor weight = placeholder(w, {Cb, R, S, b}, "weight");
+  te::Tensor y = depthwise_conv2d_nchwc(x, weight, window);
+  Shape out_shape = static_shape(y, "depthwise_conv2d_nchwc");
+  double flops = 2.0 * N * C * out_shape[2] * out_shape[3] * R * S;
+  OpInstance inst = finish(w, {x, weight}, y, flops, [=](auto& ins, auto& outs) {
+    const float* in_data = in<float>(ins, 0);
+    const float* wt = in<float>(ins, 1);
+    float* o = out<float>(outs, 0);
+    int64_t P = out_shape[2], Q = out_shape[3];
+    const Padding2d& pad = window.padding;
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t c = 0; c < Cb; ++c)
+        for (int64_t p = 0; p < P; ++p)
+          for (int64_t q = 0; q < Q; ++q)
+            for (int64_t ci = 0; ci < b; ++ci) {
+              double acc = 0;
+              for (int64_t r = 0; r < R; ++r)
+                for (int64_t t = 0; t < S; ++t) {
+                  int64_t h = p * window.stride[0] + r * window.dilation[0] - pad.top;
+                  int64_t x_ = q * window.stride[1] + t * window.dilation[1] - pad.left;
+                  if (h < 0 || h >= H || x_ < 0 || x_ >= W) continue;
+                  acc += in_data[(((n * Cb + c) * H + h) * W + x_) * b + ci] * wt[((c * R + r) * S + t) * b + ci];
+                }
+              o[(((n * Cb + c) * P + p) * Q + q) * b + ci] = static_cast<float>(acc);
+            }
   });
   inst.weight_inputs = {1};
   return inst;
@@ -526,6 +588,23 @@ std::vector<OpSpec> build_table() {
                                   defaulted_key("pad", K::Pads, "0"), defaulted_key("dilation", K::Pair, "1"), layout(),
                                   float_or_int()}),
        instantiate_depthwise_conv2d},
+      {"conv2d_nchwc",
+       "conv2d in the blocked layout: input [N,C/in_block,H,W,in_block] (NCHW when in_block=1), weight "
+       "[K/out_block,C/in_block,R,S,in_block,out_block], output [N,K/out_block,P,Q,out_block]",
+       concat_keys(image_keys(), {required_key("K", K::Positive), required_key("R", K::Positive),
+                                  required_key("S", K::Positive), defaulted_key("stride", K::Pair, "1"),
+                                  defaulted_key("pad", K::Pads, "0"), defaulted_key("dilation", K::Pair, "1"),
+                                  required_key("in_block", K::Positive), required_key("out_block", K::Positive),
+                                  float_only()}),
+       instantiate_conv2d_nchwc},
+      {"depthwise_conv2d_nchwc",
+       "depthwise conv2d (multiplier 1) in the blocked layout: input [N,C/block,H,W,block], weight "
+       "[C/block,R,S,block]",
+       concat_keys(image_keys(), {required_key("R", K::Positive), required_key("S", K::Positive),
+                                  defaulted_key("stride", K::Pair, "1"), defaulted_key("pad", K::Pads, "0"),
+                                  defaulted_key("dilation", K::Pair, "1"), required_key("block", K::Positive),
+                                  float_only()}),
+       instantiate_depthwise_conv2d_nchwc},
       {"max_pool2d", "maximum over kernel windows of the H,W plane; padding never wins",
        concat_keys(image_keys(), {required_key("kernel", K::Pair), defaulted_key("stride", K::Pair, "1"),
                                   defaulted_key("pad", K::Pads, "0"), layout(), float_or_int()}),

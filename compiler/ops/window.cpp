@@ -26,13 +26,34 @@ te::Tensor pad_spatial(const te::Tensor& x, Layout layout, const Padding2d& padd
                        const std::string& name) {
   if (padding.is_zero()) return x;
   int h = layout == Layout::NCHW ? 2 : 1;
-  std::vector<int64_t> before(4, 0);
-  std::vector<int64_t> after(4, 0);
+  // Trailing dimensions past W (a blocked layout's channel lanes) are not padded.
+  std::vector<int64_t> before(x.ndim(), 0);
+  std::vector<int64_t> after(x.ndim(), 0);
   before[h] = padding.top;
   before[h + 1] = padding.left;
   after[h] = padding.bottom;
   after[h + 1] = padding.right;
   return pad(x, before, after, value, name);
+}
+
+std::array<int64_t, 2> pair_of(const Workload& w, const std::string& key) {
+  std::vector<int64_t> v = w.get_ints(key);
+  return v.size() == 1 ? std::array<int64_t, 2>{v[0], v[0]} : std::array<int64_t, 2>{v[0], v[1]};
+}
+
+Padding2d padding_of(const Workload& w) {
+  std::vector<int64_t> v = w.get_ints("pad");
+  if (v.size() == 1) return Padding2d::uniform(v[0]);
+  if (v.size() == 2) return {v[0], v[1], v[0], v[1]};
+  return {v[0], v[1], v[2], v[3]};
+}
+
+Window2d window_of(const Workload& w, bool has_dilation) {
+  Window2d window;
+  window.stride = pair_of(w, "stride");
+  window.padding = padding_of(w);
+  if (has_dilation) window.dilation = pair_of(w, "dilation");
+  return window;
 }
 
 void check_window(const Window2d& window, const std::string& op) {

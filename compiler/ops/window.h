@@ -10,6 +10,7 @@
 #include <string>
 
 #include "compiler/ops/shape.h"
+#include "compiler/ops/workload.h"
 #include "compiler/te/te.h"
 
 namespace temper::ops {
@@ -43,10 +44,17 @@ struct Window2d {
 int64_t window_output_extent(int64_t in, int64_t pad_before, int64_t pad_after, int64_t kernel, int64_t stride,
                              int64_t dilation);
 
-// The 4-D tensor x with its spatial dimensions (H, W of `layout`) padded with `value`,
+// x with its spatial dimensions (H, W of `layout`; a blocked NCHW[b]c array pads as NCHW)
+// padded with `value`,
 // as a stage named `name`; x itself when the padding is zero.
 te::Tensor pad_spatial(const te::Tensor& x, Layout layout, const Padding2d& padding, double value,
                        const std::string& name);
+
+// A workload's window keys: "stride", "pad" (P, PHxPW or TOPxLEFTxBOTTOMxRIGHT) and,
+// with has_dilation, "dilation"; a pair key of one value holds for both dimensions.
+std::array<int64_t, 2> pair_of(const Workload& w, const std::string& key);
+Padding2d padding_of(const Workload& w);
+Window2d window_of(const Workload& w, bool has_dilation = true);
 
 // UserError naming op unless strides and dilations are positive and padding non-negative.
 void check_window(const Window2d& window, const std::string& op);

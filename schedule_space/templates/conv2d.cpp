@@ -30,6 +30,7 @@
 // defaults to NCHW (see is_narrow_pointwise).
 #include "compiler/ops/conv.h"
 #include "compiler/ops/shape.h"
+#include "compiler/ops/window.h"
 #include "schedule_space/cpu_templates.h"
 #include "schedule_space/templates/data_stage.h"
 #include "schedule_space/templates/register_budget.h"
@@ -51,21 +52,8 @@ int64_t largest_divisor_up_to(int64_t extent, int64_t limit) {
   return best;
 }
 
-std::array<int64_t, 2> pair_of(const ops::Workload& w, const std::string& key) {
-  std::vector<int64_t> v = w.get_ints(key);
-  return v.size() == 1 ? std::array<int64_t, 2>{v[0], v[0]} : std::array<int64_t, 2>{v[0], v[1]};
-}
-
-ops::Window2d window_of(const ops::Workload& w) {
-  ops::Window2d window;
-  window.stride = pair_of(w, "stride");
-  window.dilation = pair_of(w, "dilation");
-  std::vector<int64_t> p = w.get_ints("pad");
-  if (p.size() == 1) window.padding = ops::Padding2d::uniform(p[0]);
-  if (p.size() == 2) window.padding = {p[0], p[1], p[0], p[1]};
-  if (p.size() == 4) window.padding = {p[0], p[1], p[2], p[3]};
-  return window;
-}
+using ops::pair_of;
+using ops::window_of;
 
 int64_t output_columns(const ops::OpInstance& op) {
   return ops::static_shape(op.outputs[0], "conv2d")[3];

@@ -30,6 +30,7 @@
 // (a multiple of m), 32 / that of rows and 8 of columns, each computing 2 columns.
 // auto_unroll_max_step 512; every extent the largest divisor up to these.
 #include "compiler/ops/shape.h"
+#include "compiler/ops/window.h"
 #include "schedule_space/gpu_templates.h"
 #include "schedule_space/templates/data_stage.h"
 #include "schedule_space/templates/gpu_tiling.h"
@@ -41,10 +42,7 @@ using nlohmann::json;
 
 constexpr int kMaxFactor = 64;
 
-std::array<int64_t, 2> pair_of(const ops::Workload& w, const std::string& key) {
-  std::vector<int64_t> v = w.get_ints(key);
-  return v.size() == 1 ? std::array<int64_t, 2>{v[0], v[0]} : std::array<int64_t, 2>{v[0], v[1]};
-}
+using ops::pair_of;
 
 // The workload's convolution parameters the templates use.
 struct ConvShape {

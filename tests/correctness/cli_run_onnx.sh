@@ -61,10 +61,14 @@ match out_built/encoded.npy encoder_expected.npy
 
 echo "== --profile: one line per kernel call, slowest first, then their sum beside the latency"
 run run cnn.onnx --repeat 200 --profile
-expect "^profile +[0-9.]+ ms +[0-9.]+%  t0_Conv_0 -> r1 float32\[1,8,32,32\]$"
+# The conv writes its relu'd output in the blocked layout: 8 channels in one block.
+expect "^profile +[0-9.]+ ms +[0-9.]+%  t0_Conv_0 -> r1_nchwc float32\[1,1,32,32,(8|16)\]$"
 kernels=$(grep -oE "^kernels +[0-9]+" <<<"$out" | grep -oE "[0-9]+$")
 [[ $(grep -c "^profile .* -> " <<<"$out") -eq "$kernels" ]] || fail "--profile does not print one line per kernel"
 expect "^profile +[0-9.]+ ms in $kernels kernels, [0-9.]+% of the median latency [0-9.]+ ms$"
+# Into the blocked layout nowhere (the stem reads the image), out of it once, for the Flatten.
+expect "^profile +[0-9.]+ ms in 1 layout conversion per run \(NCHW(8|16)c\)$"
+expect "^layout +activations in NCHW(8|16)c between convs; 1 conversion: out of NCHW(8|16)c for "
 share=$(grep -oE "[0-9.]+% of the median latency" <<<"$out" | grep -oE "^[0-9.]+")
 # The time between kernels (argument set-up, the clock) is small: the kernels' medians
 # add up to the run's median within 10% (each median is a different run's, so either way).

@@ -180,7 +180,8 @@ TEST(ExecutionPlan, TuningTasksAskTheScheduleSourceAndTakeTheirEpilogues) {
   Graph g = conv_gemm_graph();
   RecordingSource source;
   Target target = Target::parse("llvm");
-  GraphExecutor tuned(g, target, ExecutorOptions{.schedules = &source});
+  // NCHW: the conv2d template's own packing (test_graph_layout covers the blocked graph).
+  GraphExecutor tuned(g, target, ExecutorOptions{.schedules = &source, .layout = LayoutChoice::Nchw});
   EXPECT_EQ(tuned.plan().tasks, 2);
   ASSERT_EQ(source.asked.size(), 2u);
   EXPECT_EQ(source.asked[0].rfind("conv2d:N=1,C=3,H=8,W=8,K=4,", 0), 0u) << source.asked[0];
@@ -202,11 +203,11 @@ TEST(ExecutionPlan, TuningTasksAskTheScheduleSourceAndTakeTheirEpilogues) {
               GraphExecutor(g, target, ExecutorOptions{.fuse = false}).run(random_inputs(g)));
 }
 
-// The conv's default config computes in NCHWc: its constant weight is packed once into
-// [K/kb, C, R, S, kb] blocks, and only the packed copy is in the plan.
+// In an NCHW graph the conv's default config computes in NCHWc: its constant weight is
+// packed once into [K/kb, C, R, S, kb] blocks, and only the packed copy is in the plan.
 TEST(ExecutionPlan, AConstantWeightIsPackedOnceInTheTemplatesLayout) {
   Graph g = conv_gemm_graph();
-  GraphExecutor exec(g, Target::parse("llvm"));
+  GraphExecutor exec(g, Target::parse("llvm"), ExecutorOptions{.layout = LayoutChoice::Nchw});
   const ExecutionPlan& plan = exec.plan();
   auto find = [&](const std::string& name) {
     return std::find_if(plan.arrays.begin(), plan.arrays.end(), [&](const PlannedArray& a) { return a.name == name; });

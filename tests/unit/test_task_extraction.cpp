@@ -61,7 +61,8 @@ Graph two_convs_and_a_gemm(bool with_bn) {
 
 TEST(ExtractTasks, IdenticalConvsMergeAndTheGemmIsDense) {
   std::vector<std::string> skipped;
-  std::vector<ExtractedTask> tasks = extract_tasks(two_convs_and_a_gemm(false), Target::parse("llvm"), &skipped);
+  std::vector<ExtractedTask> tasks =
+      extract_tasks(two_convs_and_a_gemm(false), Target::parse("llvm"), &skipped, LayoutChoice::Nchw);
   ASSERT_EQ(tasks.size(), 2u);
   EXPECT_EQ(tasks[0].workload.to_string(), kConv);
   EXPECT_EQ(tasks[0].count, 2);
@@ -74,7 +75,7 @@ TEST(ExtractTasks, IdenticalConvsMergeAndTheGemmIsDense) {
 
 TEST(ExtractTasks, BatchNormIsFoldedIntoTheConvFirst) {
   Graph g = two_convs_and_a_gemm(true);
-  std::vector<ExtractedTask> tasks = extract_tasks(g, Target::parse("llvm"));
+  std::vector<ExtractedTask> tasks = extract_tasks(g, Target::parse("llvm"), nullptr, LayoutChoice::Nchw);
   ASSERT_EQ(tasks.size(), 2u);
   EXPECT_EQ(tasks[0].workload.to_string(), kConv);
   EXPECT_EQ(tasks[0].count, 2);
@@ -99,7 +100,7 @@ TEST(ExtractTasks, StridedPaddedAndDepthwiseConvs) {
   g.mark_output(g.find("s"));
   g.mark_output(g.find("d"));
   infer_types(g);
-  std::vector<ExtractedTask> tasks = extract_tasks(g, Target::parse("llvm"));
+  std::vector<ExtractedTask> tasks = extract_tasks(g, Target::parse("llvm"), nullptr, LayoutChoice::Nchw);
   ASSERT_EQ(tasks.size(), 2u);
   // SAME_UPPER over 15 with stride 2 and a 3x3 kernel pads 1 on each side.
   EXPECT_EQ(tasks[0].workload.to_string(),
@@ -107,6 +108,15 @@ TEST(ExtractTasks, StridedPaddedAndDepthwiseConvs) {
   EXPECT_EQ(tasks[1].workload.to_string(),
             "depthwise_conv2d:N=1,C=8,H=15,W=15,R=3,S=3,multiplier=1,stride=1,pad=1,dilation=1,layout=NCHW,"
             "dtype=float32");
+  // In the target's blocked layout (8 lanes with AVX2) the same convs are the blocked
+  // workloads, reading the input converted once.
+  tasks = extract_tasks(g, Target::parse("llvm -mcpu=haswell"));
+  ASSERT_EQ(tasks.size(), 2u);
+  EXPECT_EQ(tasks[0].workload.to_string(),
+            "conv2d_nchwc:N=1,C=8,H=15,W=15,K=16,R=3,S=3,stride=2,pad=1,dilation=1,in_block=8,out_block=8,"
+            "dtype=float32");
+  EXPECT_EQ(tasks[1].workload.to_string(),
+            "depthwise_conv2d_nchwc:N=1,C=8,H=15,W=15,R=3,S=3,stride=1,pad=1,dilation=1,block=8,dtype=float32");
 }
 
 TEST(ExtractTasks, UnsupportedNodesAreSkippedWithAReason) {

@@ -92,6 +92,8 @@ TEST(OpTable, ListsEveryOpWithADocAndUsage) {
                                              "conv2d",
                                              "fused_conv2d",
                                              "depthwise_conv2d",
+                                             "conv2d_nchwc",
+                                             "depthwise_conv2d_nchwc",
                                              "max_pool2d",
                                              "avg_pool2d",
                                              "global_avg_pool2d",

@@ -1,0 +1,246 @@
+#include "compiler/graph/pass_nchwc_layout.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "compiler/graph/graph_ops_common.h"
+#include "compiler/graph/shape_inference.h"
+#include "compiler/ir/error.h"
+#include "compiler/ops/nchwc.h"
+
+namespace temper::graph {
+namespace {
+
+const std::set<std::string> kBlockedUnary = {"Relu", "Clip", "Sigmoid", "Tanh", "Gelu", "Erf", "Identity"};
+const std::set<std::string> kBlockedBinary = {"Add", "Sub", "Mul"};
+const std::map<std::string, std::string> kBlockedPools = {
+    {"MaxPool", "NchwcMaxPool"}, {"AveragePool", "NchwcAveragePool"}, {"GlobalAveragePool", "NchwcGlobalAveragePool"}};
+
+bool is_scalar_constant(const Value& v) {
+  return v.constant && v.type.size() == 1;
+}
+
+// The conv kind a Conv node takes in the blocked layout, if any.
+std::optional<std::string> blocked_conv_op(const Graph& graph, const Node& node) {
+  if (node.op != "Conv" || node.inputs.size() < 2) return std::nullopt;
+  const Value& x = graph.value(node.inputs[0]);
+  const Value& w = graph.value(node.inputs[1]);
+  if (x.type.shape.size() != 4 || x.type.dtype != DataType::float32() || !w.constant) return std::nullopt;
+  if (node.inputs.size() > 2 && node.inputs[2] != kNoValue && !graph.value(node.inputs[2]).constant) {
+    return std::nullopt;
+  }
+  int64_t group = node.attrs.get_int_or("group", 1);
+  if (group == 1) return "NchwcConv";
+  if (group == x.type.shape[1] && w.type.shape[0] == group) return "NchwcDepthwiseConv";
+  return std::nullopt;  // other grouped convs, and depthwise with a channel multiplier, stay NCHW
+}
+
+class LayoutRewriter {
+ public:
+  LayoutRewriter(const Graph& graph, int64_t block) : in_(graph), block_(block) {
+    out_.name = graph.name;
+    out_.opset = graph.opset;
+    report_.block = block;
+    plain_.assign(graph.values().size(), kNoValue);
+    blocked_.assign(graph.values().size(), kNoValue);
+    for (ValueId v : graph.inputs()) plain_[v] = out_.add_input(graph.value(v).name, graph.value(v).type);
+    for (ValueId v = 0; v < static_cast<ValueId>(graph.values().size()); ++v) {
+      if (graph.value(v).constant) plain_[v] = out_.add_constant(graph.value(v).name, *graph.value(v).constant);
+    }
+  }
+
+  LayoutReport run(Graph& result) {
+    for (const Node& node : in_.nodes()) rewrite(node);
+    for (ValueId v : in_.outputs()) out_.mark_output(plain(v, str("output '", in_.value(v).name, "'")));
+    infer_types(out_);
+    out_.remove_dead();
+    out_.verify();
+    result = std::move(out_);
+    return std::move(report_);
+  }
+
+ private:
+  const Graph& in_;
+  int64_t block_;
+  Graph out_;
+  LayoutReport report_;
+  std::vector<ValueId> plain_;    // per value of in_: its plain form in out_, if made
+  std::vector<ValueId> blocked_;  // its blocked form, if made
+  std::map<std::string, ValueId> packed_;  // packed constants, by name
+
+  std::string layout_name() const { return str("NCHW", block_, "c"); }
+
+  std::string unique(const std::string& name) {
+    std::string candidate = name;
+    for (int i = 1; out_.find(candidate) != kNoValue; ++i) candidate = str(name, "_", i);
+    return candidate;
+  }
+
+  int64_t channels(ValueId v) const { return in_.value(v).type.shape[1]; }
+
+  ValueId add_node(const std::string& name, const std::string& op, Attributes attrs, std::vector<ValueId> inputs,
+                   const std::string& output) {
+    std::string node_name = name;
+    for (int i = 1; std::any_of(out_.nodes().begin(), out_.nodes().end(),
+                                [&](const Node& n) { return n.name == node_name; });
+         ++i) {
+      node_name = str(name, "_", i);
+    }
+    int n = out_.add_node(node_name, op, std::move(attrs), std::move(inputs), {unique(output)});
+    return out_.nodes()[n].outputs[0];
+  }
+
+  // v's plain form, converted out of the blocked layout for `reader` where needed.
+  ValueId plain(ValueId v, const std::string& reader) {
+    if (plain_[v] != kNoValue) return plain_[v];
+    TEMPER_CHECK(blocked_[v] != kNoValue, "layout pass: value ", in_.value(v).name, " has no form");
+    Attributes attrs;
+    attrs.set("channels", channels(v));
+    plain_[v] = add_node(in_.value(v).name + "_to_nchw", "ReorderFromNchwc", attrs, {blocked_[v]}, in_.value(v).name);
+    report_.conversions.push_back(str("out of ", layout_name(), " for ", reader));
+    return plain_[v];
+  }
+
+  // v's blocked form, converted into the blocked layout for `reader` where needed.
+  ValueId blocked(ValueId v, const std::string& reader) {
+    if (blocked_[v] != kNoValue) return blocked_[v];
+    Attributes attrs;
+    attrs.set("block", block_);
+    blocked_[v] =
+        add_node(in_.value(v).name + "_to_nchwc", "ReorderToNchwc", attrs, {plain_[v]}, in_.value(v).name + "_nchwc");
+    report_.conversions.push_back(str("into ", layout_name(), " for ", reader));
+    return blocked_[v];
+  }
+
+  ValueId packed_constant(const std::string& name, const std::function<NDArray()>& pack) {
+    auto it = packed_.find(name);
+    if (it != packed_.end()) return it->second;
+    return packed_[name] = out_.add_constant(unique(name), pack());
+  }
+
+  void set_blocked_output(const Node& node, ValueId v) { blocked_[node.outputs[0]] = v; }
+
+  void rewrite(const Node& node) {
+    std::string reader = str("'", node.name, "' (", node.op, ")");
+    if (std::optional<std::string> op = blocked_conv_op(in_, node)) return rewrite_conv(node, *op, reader);
+    bool blocked_input = !node.inputs.empty() && node.inputs[0] != kNoValue && blocked_[node.inputs[0]] != kNoValue;
+    if (blocked_input && node.outputs.size() == 1) {
+      if (kBlockedUnary.count(node.op) && rest_are_scalars(node)) return copy_blocked(node, node.op);
+      auto pool = kBlockedPools.find(node.op);
+      if (pool != kBlockedPools.end() && pool_is_2d(node)) return copy_blocked(node, pool->second);
+    }
+    if (kBlockedBinary.count(node.op) && node.inputs.size() == 2 && binary_takes_blocked(node)) {
+      return rewrite_binary(node, reader);
+    }
+    copy_plain(node, reader);
+  }
+
+  bool rest_are_scalars(const Node& node) const {
+    for (size_t i = 1; i < node.inputs.size(); ++i) {
+      if (node.inputs[i] != kNoValue && !is_scalar_constant(in_.value(node.inputs[i]))) return false;
+    }
+    return true;
+  }
+
+  bool pool_is_2d(const Node& node) const { return in_.value(node.inputs[0]).type.shape.size() == 4; }
+
+  // Two values of one 4-D shape, at least one blocked; or a blocked value and a scalar.
+  bool binary_takes_blocked(const Node& node) const {
+    ValueId a = node.inputs[0], b = node.inputs[1];
+    if (a == kNoValue || b == kNoValue) return false;
+    bool a_blocked = blocked_[a] != kNoValue, b_blocked = blocked_[b] != kNoValue;
+    if (!a_blocked && !b_blocked) return false;
+    if ((a_blocked && is_scalar_constant(in_.value(b))) || (b_blocked && is_scalar_constant(in_.value(a)))) {
+      return true;
+    }
+    const TensorType& ta = in_.value(a).type;
+    return ta.shape.size() == 4 && ta == in_.value(b).type && ta == in_.value(node.outputs[0]).type;
+  }
+
+  void rewrite_binary(const Node& node, const std::string& reader) {
+    std::vector<ValueId> inputs;
+    for (ValueId v : node.inputs) {
+      inputs.push_back(is_scalar_constant(in_.value(v)) ? plain_[v] : blocked(v, reader));
+    }
+    set_blocked_output(node, add_node(node.name, node.op, node.attrs, inputs, blocked_name(node)));
+  }
+
+  std::string blocked_name(const Node& node) const { return in_.value(node.outputs[0]).name + "_nchwc"; }
+
+  void copy_blocked(const Node& node, const std::string& op) {
+    std::vector<ValueId> inputs = {blocked_[node.inputs[0]]};
+    for (size_t i = 1; i < node.inputs.size(); ++i) {
+      inputs.push_back(node.inputs[i] == kNoValue ? kNoValue : plain_[node.inputs[i]]);
+    }
+    Attributes attrs = node.attrs;
+    attrs.set("channels", channels(node.inputs[0]));
+    set_blocked_output(node, add_node(node.name, op, attrs, inputs, blocked_name(node)));
+  }
+
+  void copy_plain(const Node& node, const std::string& reader) {
+    std::vector<ValueId> inputs;
+    for (ValueId v : node.inputs) inputs.push_back(v == kNoValue ? kNoValue : plain(v, reader));
+    std::vector<std::string> names;
+    for (ValueId v : node.outputs) names.push_back(in_.value(v).name);
+    int n = out_.add_node(node.name, node.op, node.attrs, inputs, names);
+    for (size_t o = 0; o < node.outputs.size(); ++o) plain_[node.outputs[o]] = out_.nodes()[n].outputs[o];
+  }
+
+  void rewrite_conv(const Node& node, const std::string& op, const std::string& reader) {
+    ValueId x = node.inputs[0];
+    const Value& w = in_.value(node.inputs[1]);
+    bool depthwise = op == "NchwcDepthwiseConv";
+    int64_t C = channels(x);
+    // A plain input of fewer channels than a block (an RGB image) is read as it is.
+    bool read_plain = !depthwise && blocked_[x] == kNoValue && C < block_;
+    ValueId input = read_plain ? plain_[x] : blocked(x, reader);
+    int64_t in_block = read_plain ? 1 : block_;
+    ValueId weight = packed_constant(str(w.name, depthwise ? "_dw" : "", "_nchw", in_block, "c", block_, "c"), [&] {
+      return depthwise ? ops::pack_depthwise_weight_nchwc(*w.constant, block_)
+                       : ops::pack_conv_weight_nchwc(*w.constant, in_block, block_);
+    });
+    std::vector<ValueId> inputs = {input, weight};
+    if (node.inputs.size() > 2 && node.inputs[2] != kNoValue) {
+      const Value& b = in_.value(node.inputs[2]);
+      inputs.push_back(packed_constant(str(b.name, "_nchw", block_, "c"),
+                                       [&] { return ops::block_vector(*b.constant, block_); }));
+    }
+    detail::ConvWindow2d window = detail::conv2d_window(in_, node);
+    Attributes attrs;
+    attrs.set("strides", window.strides);
+    attrs.set("dilations", window.dilations);
+    attrs.set("pads", window.pads);
+    attrs.set("in_channels", C);
+    attrs.set("channels", in_.value(node.outputs[0]).type.shape[1]);
+    set_blocked_output(node, add_node(node.name, op, attrs, inputs, blocked_name(node)));
+    ++report_.blocked_convs;
+  }
+};
+
+}  // namespace
+
+LayoutChoice parse_layout_choice(const std::string& text) {
+  if (text == "nchwc") return LayoutChoice::Blocked;
+  if (text == "nchw") return LayoutChoice::Nchw;
+  throw UserError(str("unknown layout '", text, "'; accepted: nchwc (the target's blocked layout), nchw"));
+}
+
+int64_t nchwc_block_for(const Target& target, LayoutChoice layout) {
+  if (target.is_gpu() || layout == LayoutChoice::Nchw) return 0;
+  int64_t lanes = target.vector_bits() / 32;
+  return lanes >= 4 ? lanes : 0;
+}
+
+LayoutReport convert_to_nchwc(Graph& graph, int64_t block) {
+  TEMPER_CHECK(block > 1, "convert_to_nchwc: block ", block);
+  bool any = std::any_of(graph.nodes().begin(), graph.nodes().end(),
+                         [&](const Node& n) { return blocked_conv_op(graph, n).has_value(); });
+  if (!any) return LayoutReport{};
+  LayoutRewriter rewriter(graph, block);
+  return rewriter.run(graph);
+}
+
+}  // namespace temper::graph

@@ -1,0 +1,64 @@
+// The blocked layout chosen for the graph, not per op (onnxruntime's NCHWc transformer,
+// TVM's AlterOpLayout): convolutions and what runs between them keep their activations in
+// NCHW[b]c (ops/nchwc.h), and conversions happen only where a value must be plain.
+//
+//   Conv (2-D, float32, constant weight; groups 1, or depthwise with one filter per
+//   channel)                      -> NchwcConv / NchwcDepthwiseConv, weight and bias
+//                                    packed here, once. A conv over fewer channels than a
+//                                    block whose input is plain (a stem over an RGB image)
+//                                    reads it as it is (in_block 1): no conversion.
+//   Relu, Clip, Sigmoid, Tanh, Gelu, Erf, Identity on a blocked value
+//                                 -> the same op on the blocked array
+//   Add, Sub, Mul of two values of one shape, one of them blocked (or of a blocked value
+//   and a scalar)                 -> the same op on blocked arrays
+//   MaxPool, AveragePool (2-D), GlobalAveragePool on a blocked value
+//                                 -> NchwcMaxPool, NchwcAveragePool, NchwcGlobalAveragePool
+//   anything else, and the graph's outputs
+//                                 -> read the plain value: a ReorderFromNchwc where only
+//                                    the blocked one exists (once per value)
+//
+// The blocked ops keep the tail lanes of a block (channels past C) harmless: the packed
+// weights are 0 there, so whatever an activation makes of the 0 that a conv or a
+// conversion writes never reaches a real channel. Ops that could make it Inf or NaN (Div,
+// Pow, Sqrt, Log) are not among the blocked ones.
+//
+// Plain values keep their names (graph outputs, values read by plain ops); a blocked one
+// is named "<value>_nchwc".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/graph/graph.h"
+#include "compiler/target/target.h"
+
+namespace temper::graph {
+
+struct LayoutReport {
+  int64_t block = 0;        // 0: the graph was left in NCHW
+  int blocked_convs = 0;    // convs now in the blocked layout
+  // One entry per conversion the graph now runs: "into NCHW16c for 'conv1'" or
+  // "out of NCHW16c for 'Flatten_12' (Flatten)", "... for output 'logits'".
+  std::vector<std::string> conversions;
+};
+
+// How a build lays out the activations of its convs: in the target's blocked layout, or
+// NCHW throughout -- each conv then packs and unpacks around itself (the conv2d
+// template's NCHWc config). `--layout nchwc|nchw` on the CLI.
+enum class LayoutChoice { Blocked, Nchw };
+
+// "nchwc" or "nchw"; UserError naming the accepted values otherwise.
+LayoutChoice parse_layout_choice(const std::string& text);
+
+// The block a build for target uses: one vector of float32 lanes on a CPU (16 with
+// AVX-512, 8 with AVX2), so that every conv of the graph agrees on it; 0 (stay NCHW) for
+// GPU targets, CPUs without vectors and LayoutChoice::Nchw.
+int64_t nchwc_block_for(const Target& target, LayoutChoice layout = LayoutChoice::Blocked);
+
+// Rewrites graph (verified, types inferred) into the blocked layout with `block` lanes;
+// leaves it as it is when no conv qualifies. Expects optimize_graph's earlier passes to
+// have run (a BatchNormalization after a conv is then its bias).
+LayoutReport convert_to_nchwc(Graph& graph, int64_t block);
+
+}  // namespace temper::graph

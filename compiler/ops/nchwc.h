@@ -1,0 +1,55 @@
+// The blocked channel layout NCHW[b]c (oneDNN's nChw16c, onnxruntime's NCHWc, TVM's
+// NCHW16c): an image of logical shape [N, C, H, W] stored as [N, ceil(C/b), H, W, b],
+// channel c at block c / b, lane c % b. The channels of one pixel's block are contiguous,
+// so a convolution reads one broadcast input value and one weight vector of b output
+// channels per step, and every elementwise op, pool and residual add runs on the blocked
+// array as it is. When b does not divide C the last block's tail lanes are padding: the
+// conversions write them as 0, and a conv's packed weight has zero rows and columns there,
+// so the tail never reaches a real channel (an op between convs may make it nonzero, never
+// more than f(0) of its activation; see graph/pass_nchwc_layout.h).
+//
+//   conv2d_nchwc            input [N, Ci, H, W, cb] -- or plain NCHW [N, C, H, W] when
+//                           cb = 1 (a stem conv over 3 channels reads the image as it
+//                           is) -- by a weight [Ko, Ci, R, S, cb, kb] into
+//                           [N, Ko, P, Q, kb]. Stages "<name>_pad" (when padded) and
+//                           "<name>", reducing over (rco, ry, rx, rci).
+//   depthwise_conv2d_nchwc  input [N, Co, H, W, b] by a weight [Co, R, S, b] (one filter
+//                           per channel) into [N, Co, P, Q, b]; reduces over (ry, rx).
+//
+// The host-side conversions below make the blocked arrays of plain ones (the weights a
+// graph packs once when it is built, test data, references).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "compiler/ops/window.h"
+#include "compiler/runtime/ndarray.h"
+#include "compiler/te/te.h"
+
+namespace temper::ops {
+
+inline int64_t channel_blocks(int64_t channels, int64_t block) {
+  return (channels + block - 1) / block;
+}
+
+te::Tensor conv2d_nchwc(const te::Tensor& input, const te::Tensor& weight, const Window2d& window,
+                        const std::string& name = "conv2d_nchwc");
+te::Tensor depthwise_conv2d_nchwc(const te::Tensor& input, const te::Tensor& weight, const Window2d& window,
+                                  const std::string& name = "depthwise_conv2d_nchwc");
+
+// Host conversions, float32. A plain [N, C, H, W] array (any trailing extents: H*W is
+// `plane`) to and from [N, ceil(C/b), plane, b], the tail lanes written 0.
+void block_channels(const float* plain, float* blocked, int64_t N, int64_t C, int64_t plane, int64_t block);
+void unblock_channels(const float* blocked, float* plain, int64_t N, int64_t C, int64_t plane, int64_t block);
+NDArray block_channels(const NDArray& plain, int64_t block);                       // [N, C, ...] -> [N, Cb, ..., b]
+NDArray unblock_channels(const NDArray& blocked, int64_t channels);                // the inverse
+// A conv weight [K, C, R, S] (OIHW) as [ceil(K/kb), ceil(C/cb), R, S, cb, kb], zero where
+// k >= K or c >= C.
+NDArray pack_conv_weight_nchwc(const NDArray& weight, int64_t in_block, int64_t out_block);
+// A depthwise weight [C, 1, R, S] as [ceil(C/b), R, S, b], zero in the tail.
+NDArray pack_depthwise_weight_nchwc(const NDArray& weight, int64_t block);
+// A per-channel vector [C] as [ceil(C/b), b], zero in the tail (a conv's bias).
+NDArray block_vector(const NDArray& vector, int64_t block);
+
+}  // namespace temper::ops

@@ -1,0 +1,144 @@
+// The conv2d_nchwc template: a direct convolution over the blocked layout (ops/nchwc.h),
+// the way oneDNN's and onnxruntime's NCHWc kernels run it. A register tile of tile_q
+// output columns x tile_kb output-channel blocks accumulates while the reductions run
+// outside it; each step multiplies one broadcast input value (channel rci of a column) by
+// the tile_kb weight vectors of that input channel, which sit contiguously in the packed
+// weight, as does the input's channel block. Input, weight and output stay blocked: a graph
+// in the blocked layout (graph/pass_nchwc_layout.h) converts nothing between convs.
+//
+//   tile_kb      output-channel blocks of the tile (a divisor of K/out_block)
+//   tile_q       output columns of the tile (a divisor of Q)
+//   outer_order  the parallel loop over (channel-block tiles, output rows), in that order
+//                ("k_p") or rows first ("p_k")
+//   unroll_rx    the kernel-column loop unrolled or not
+//   unroll_ci    the loop over the lanes of an input block unrolled or not
+//   pad          the padded input computed by a parallel stage of its own ("root") or
+//                inside the parallel loop, for the rows one iteration reads ("tile")
+//
+// A config is valid when the accumulators, one step's weight vectors and a broadcast fit
+// the vector registers. The default takes the conv2d template's measured choice: up to 7
+// columns, and two blocks of channels where there are 32 vector registers (AVX-512).
+#include "compiler/ops/shape.h"
+#include "compiler/ops/window.h"
+#include "schedule_space/cpu_templates.h"
+#include "schedule_space/templates/data_stage.h"
+#include "schedule_space/templates/register_budget.h"
+
+namespace temper::schedule_space {
+namespace {
+
+constexpr const char* kOp = "conv2d_nchwc";
+constexpr int kMaxVectorsK = 4;
+constexpr int kMaxColumns = 28;
+constexpr int64_t kDefaultMaxColumns = 7;
+
+struct BlockedShape {
+  int64_t out_blocks, out_block, Q;
+};
+
+BlockedShape blocked_shape(const ops::OpInstance& op) {
+  ops::Shape out = ops::static_shape(op.outputs[0], kOp);  // [N, Ko, P, Q, kb]
+  return {out[1], out[4], out[3]};
+}
+
+int64_t extent_of(Schedule& s, LoopRV loop) {
+  const int64_t* c = as_const_int(s.loop(loop)->extent);
+  TEMPER_CHECK(c != nullptr, "conv2d_nchwc template: a loop of non-constant extent");
+  return *c;
+}
+
+void define_conv2d_nchwc(ConfigSpace& space, const ops::OpInstance& op, const ops::Workload& w,
+                         const Target& target) {
+  int lanes = vector_lanes(target);
+  BlockedShape b = blocked_shape(op);
+  int64_t max_blocks = std::max<int64_t>(1, kMaxVectorsK * lanes / b.out_block);
+  space.define_knob("tile_kb", divisor_knob_values(b.out_blocks, max_blocks));
+  space.define_knob("tile_q", divisor_knob_values(b.Q, kMaxColumns));
+  space.define_knob("outer_order", {"k_p", "p_k"});
+  space.define_knob("unroll_rx", {false, true});
+  space.define_knob("unroll_ci", {false, true});
+  space.define_knob("pad", {"root", "tile"});
+  int registers = vector_registers(target);
+  int64_t kb = b.out_block;
+  space.add_constraint(str("the tile's accumulators, one step's weight vectors and a broadcast fit the ", registers,
+                           " vector registers"),
+                       [lanes, registers, kb](const Config& c) {
+                         return registers_used(c.knob_int("tile_q"), c.knob_int("tile_kb") * kb, lanes) <= registers;
+                       });
+}
+
+Schedule apply_conv2d_nchwc(const Config& c, const ops::OpInstance& op, const ops::Workload& w,
+                            const Target& target) {
+  int lanes = vector_lanes(target);
+  Schedule s(op.func);
+  BlockRV conv = s.get_block(kOp);
+  BlockRV write_back = s.cache_write(conv, 0, "local");
+  std::vector<LoopRV> loops = s.get_loops(conv);  // n, ko, p, q, ki, rco, ry, rx[, rci]
+  LoopRV n = loops[0], p = loops[2], ki = loops[4];
+  std::vector<LoopRV> reductions(loops.begin() + 5, loops.end());
+  std::vector<LoopRV> ko = s.split(loops[1], {std::nullopt, c.knob_int("tile_kb")});
+  std::vector<LoopRV> q = s.split(loops[3], {std::nullopt, c.knob_int("tile_q")});
+  std::vector<LoopRV> outer =
+      c.knob_string("outer_order") == "k_p" ? std::vector<LoopRV>{n, ko[0], p} : std::vector<LoopRV>{n, p, ko[0]};
+  std::vector<LoopRV> order = outer;
+  order.push_back(q[0]);
+  order.insert(order.end(), reductions.begin(), reductions.end());
+  order.insert(order.end(), {q[1], ko[1], ki});
+  s.reorder(order);
+  LoopRV tiles = s.fuse(outer);
+  s.parallel(tiles);
+  s.reverse_compute_at(write_back, q[0]);
+  BlockRV init = s.decompose_reduction(conv, reductions[0]);
+  for (LoopRV l : {q[1], ko[1]}) {
+    if (extent_of(s, l) > 1) s.unroll(l);
+  }
+  if (c["unroll_rx"].get<bool>() && extent_of(s, reductions[2]) > 1) s.unroll(reductions[2]);
+  if (c["unroll_ci"].get<bool>() && reductions.size() == 4 && extent_of(s, reductions[3]) > 1) {
+    s.unroll(reductions[3]);
+  }
+  if (extent_of(s, ki) > 1) {
+    s.vectorize(ki);
+    for (BlockRV b : {init, write_back}) s.vectorize(s.get_loops(b).back());
+  }
+  if (has_padding(w)) {
+    if (c.knob_string("pad") == "tile") {
+      s.compute_at(s.get_block(str(kOp, "_pad")), tiles);
+    } else {
+      schedule_data_stage(s, str(kOp, "_pad"), lanes);
+    }
+  }
+  return s;
+}
+
+int64_t largest_divisor_up_to(int64_t extent, int64_t limit) {
+  int64_t best = 1;
+  for (int64_t d : divisors_up_to(extent, limit)) best = d;
+  return best;
+}
+
+Config default_conv2d_nchwc(const ConfigSpace& space, const ops::OpInstance& op, const ops::Workload& w,
+                            const Target& target) {
+  int lanes = vector_lanes(target);
+  BlockedShape b = blocked_shape(op);
+  int64_t tile_q = largest_divisor_up_to(b.Q, kDefaultMaxColumns);
+  int64_t tile_kb = 1;
+  // Two vectors of channels per broadcast where 32 registers hold 7 x 2 accumulators: the
+  // conv2d template's tuned choice on every ResNet-18 3x3 layer (Zen 4).
+  if (vector_registers(target) >= 32 && b.out_blocks % 2 == 0 && 2 * b.out_block <= 2 * lanes) tile_kb = 2;
+  return space.from_json({{"knobs",
+                           {{"tile_kb", tile_kb},
+                            {"tile_q", tile_q},
+                            {"outer_order", "k_p"},
+                            {"unroll_rx", false},
+                            {"unroll_ci", false},
+                            {"pad", "root"}}}});
+}
+
+}  // namespace
+
+const Template& conv2d_nchwc_template() {
+  static const Template t{"conv2d_nchwc.cpu", define_conv2d_nchwc, apply_conv2d_nchwc, default_conv2d_nchwc};
+  return t;
+}
+
+}  // namespace temper::schedule_space

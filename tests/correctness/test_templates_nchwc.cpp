@@ -1,0 +1,127 @@
+// The blocked-layout convolutions (ops/nchwc.h) and their templates (conv2d_nchwc,
+// depthwise_conv2d_nchwc): the host packing makes a blocked conv compute exactly the plain
+// conv, tail lanes included; and compiled code under the default, sampled and
+// neighbouring configs matches the reference, with channel counts that do not fill a
+// block.
+#include <gtest/gtest.h>
+
+#include "compiler/ops/nchwc.h"
+#include "compiler/ops/reference.h"
+#include "correctness/template_test_util.h"
+
+namespace temper::schedule_space {
+namespace {
+
+using template_testing::expect_correct;
+using template_testing::expect_sampled_configs_correct;
+using template_testing::task_of;
+using template_testing::workload_test_name;
+
+// Odd channel counts (20 of a block of 16, 12 of 8), a stem reading plain NCHW
+// (in_block=1), strides, asymmetric padding, dilation, N=2.
+const char* kWorkloads[] = {
+    "conv2d_nchwc:N=1,C=32,H=14,W=14,K=32,R=3,S=3,pad=1,in_block=16,out_block=16",
+    "conv2d_nchwc:N=2,C=20,H=9,W=11,K=24,R=3,S=3,stride=2,pad=1,in_block=16,out_block=16",
+    "conv2d_nchwc:N=1,C=3,H=17,W=17,K=16,R=7,S=7,stride=2,pad=3,in_block=1,out_block=16",
+    "conv2d_nchwc:N=1,C=12,H=7,W=7,K=20,R=1,S=1,in_block=8,out_block=8",
+    "conv2d_nchwc:N=1,C=16,H=12,W=10,K=8,R=3,S=2,stride=1x2,pad=1x0x0x1,dilation=2x1,in_block=8,out_block=8",
+    "depthwise_conv2d_nchwc:N=1,C=32,H=14,W=14,R=3,S=3,pad=1,block=16",
+    "depthwise_conv2d_nchwc:N=2,C=24,H=15,W=15,R=3,S=3,stride=2,pad=1,block=16",
+    "depthwise_conv2d_nchwc:N=1,C=12,H=9,W=11,R=5,S=5,pad=2,dilation=1,block=8",
+};
+
+class NchwcTemplateDefaults : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(NchwcTemplateDefaults, DefaultConfigIsValidAndCorrect) {
+  std::unique_ptr<Task> task = task_of(GetParam());
+  Config c = task->default_config();
+  EXPECT_TRUE(task->space().is_valid(c)) << c.to_string() << ": " << task->space().why_invalid(c);
+  expect_correct(*task, c);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, NchwcTemplateDefaults, ::testing::ValuesIn(kWorkloads), workload_test_name);
+
+TEST(NchwcTemplate, SampledConfigsAreCorrect) {
+  std::mt19937_64 rng(7);
+  for (const char* w : kWorkloads) expect_sampled_configs_correct(*task_of(w), rng, 2);
+}
+
+TEST(NchwcTemplate, EveryNeighbourOfTheDefaultIsCorrect) {
+  for (const char* w : {"conv2d_nchwc:N=1,C=20,H=8,W=8,K=40,R=3,S=3,pad=1,in_block=8,out_block=8",
+                        "depthwise_conv2d_nchwc:N=1,C=12,H=8,W=8,R=3,S=3,stride=2,pad=1,block=8"}) {
+    std::unique_ptr<Task> task = task_of(w);
+    std::vector<Config> neighbours = task->space().neighbours(task->default_config());
+    EXPECT_GE(neighbours.size(), 4u) << w;
+    for (const Config& c : neighbours) expect_correct(*task, c);
+  }
+}
+
+TEST(NchwcTemplate, DefaultTileOnAvx512) {
+  std::unique_ptr<Task> task = task_of("conv2d_nchwc:N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1,in_block=16,out_block=16",
+                                       Target::parse("llvm -mcpu=skylake-avx512"));
+  EXPECT_EQ(task->tmpl().name, "conv2d_nchwc.cpu");
+  nlohmann::json knobs = task->default_config().to_json()["knobs"];
+  EXPECT_EQ(knobs["tile_kb"], 2);  // 7 columns x 2 blocks: 14 of 32 zmm accumulate
+  EXPECT_EQ(knobs["tile_q"], 7);
+}
+
+// The plain conv of x and w, blocked, equals the blocked conv of the packed arrays: the
+// packing puts every weight where the blocked kernel reads it, and the zero tails keep
+// the padded channels out of the real ones.
+void expect_packing_matches_plain(int64_t C, int64_t K, int64_t block, bool depthwise) {
+  int64_t H = 9, W = 8, R = 3, S = 3;
+  ops::Window2d window;
+  window.padding = ops::Padding2d::uniform(1);
+  NDArray x = NDArray::random({1, C, H, W}, DataType::float32(), 11);
+  NDArray w = NDArray::random(depthwise ? std::vector<int64_t>{C, 1, R, S} : std::vector<int64_t>{K, C, R, S},
+                              DataType::float32(), 12);
+  int64_t out_channels = depthwise ? C : K;
+  NDArray plain = NDArray::zeros({1, out_channels, H, W}, DataType::float32());
+  if (depthwise) {
+    ops::reference::depthwise_conv2d(x.data_as<float>(), w.data_as<float>(), plain.data_as<float>(), x.shape(),
+                                     w.shape(), window, ops::Layout::NCHW);
+  } else {
+    ops::reference::conv2d(x.data_as<float>(), w.data_as<float>(), plain.data_as<float>(), x.shape(), w.shape(),
+                           window, 1, ops::Layout::NCHW);
+  }
+  std::string workload =
+      depthwise ? str("depthwise_conv2d_nchwc:N=1,C=", C, ",H=", H, ",W=", W, ",R=3,S=3,pad=1,block=", block)
+                : str("conv2d_nchwc:N=1,C=", C, ",H=", H, ",W=", W, ",K=", K, ",R=3,S=3,pad=1,in_block=", block,
+                      ",out_block=", block);
+  std::unique_ptr<Task> task = task_of(workload);
+  BuildResult built = build({task->apply(task->default_config()).func()}, template_testing::host());
+  NDArray blocked_x = ops::block_channels(x, block);
+  NDArray packed = depthwise ? ops::pack_depthwise_weight_nchwc(w, block) : ops::pack_conv_weight_nchwc(w, block, block);
+  NDArray blocked_y = ops::block_channels(plain, block);
+  NDArray y = NDArray::random(blocked_y.shape(), DataType::float32(), 13);  // overwritten in full
+  built.module->get_function(task->op().func.name)(std::vector<NDArray*>{&blocked_x, &packed, &y});
+  Comparison cmp = compare(y, blocked_y, 1e-4, 1e-4);
+  EXPECT_TRUE(cmp.ok()) << workload << ": " << cmp.message;
+  // Tail lanes are exactly 0 in the output too: what the next conv's zero weights expect.
+  NDArray back = ops::unblock_channels(y, out_channels);
+  EXPECT_TRUE(compare(back, plain, 1e-4, 1e-4).ok());
+}
+
+TEST(NchwcPacking, BlockedConvOfPackedArraysIsThePlainConv) {
+  expect_packing_matches_plain(20, 24, 16, false);
+  expect_packing_matches_plain(16, 8, 8, false);
+  expect_packing_matches_plain(12, 12, 8, true);
+}
+
+TEST(NchwcPacking, ConversionsRoundTripAndZeroTheTail) {
+  NDArray x = NDArray::random({2, 5, 3, 4}, DataType::float32(), 1);
+  NDArray blocked = ops::block_channels(x, 4);
+  ASSERT_EQ(blocked.shape(), (std::vector<int64_t>{2, 2, 3, 4, 4}));
+  for (int64_t n = 0; n < 2; ++n) {
+    for (int64_t i = 0; i < 12; ++i) {
+      for (int64_t lane = 1; lane < 4; ++lane) {
+        EXPECT_EQ(blocked.get(((n * 2 + 1) * 12 + i) * 4 + lane), 0.0);  // channels 5..7
+      }
+    }
+  }
+  EXPECT_EQ(blocked.get(((1 * 2 + 1) * 12 + 7) * 4 + 0), x.get((1 * 5 + 4) * 12 + 7));  // n=1, c=4, pixel 7
+  EXPECT_TRUE(compare(ops::unblock_channels(blocked, 5), x, 0, 0).ok());
+}
+
+}  // namespace
+}  // namespace temper::schedule_space

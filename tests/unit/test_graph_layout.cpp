@@ -1,0 +1,169 @@
+// The blocked layout chosen for the graph (pass_nchwc_layout.h) on graphs built by hand:
+// which ops it rewrites and where it converts (conv -> relu -> conv -> add -> pool converts
+// once in and once out), results equal to the plain graph's with channel counts that do
+// not fill a block, a graph with an op that cannot take the blocked layout, and the
+// conversions an execution plan counts.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "compiler/graph/execution_plan.h"
+#include "compiler/graph/executor.h"
+#include "compiler/graph/optimize.h"
+#include "compiler/graph/shape_inference.h"
+
+namespace temper::graph {
+namespace {
+
+const DataType f32 = DataType::float32();
+
+Attributes conv3x3() {
+  Attributes a;
+  a.set("kernel_shape", std::vector<int64_t>{3, 3});
+  a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  return a;
+}
+
+// x [1, C, 10, 10] -> conv(K) + bias -> relu -> conv(K) -> add(the first relu) -> maxpool
+// 2x2 -> output. With C >= the block the input converts once; the pooled output once.
+Graph residual_block(int64_t C, int64_t K) {
+  Graph g;
+  g.name = "residual";
+  ValueId x = g.add_input("x", TensorType{{1, C, 10, 10}, f32});
+  ValueId w1 = g.add_constant("w1", NDArray::random({K, C, 3, 3}, f32, 1));
+  ValueId b1 = g.add_constant("b1", NDArray::random({K}, f32, 2));
+  ValueId w2 = g.add_constant("w2", NDArray::random({K, K, 3, 3}, f32, 3));
+  g.add_node("conv1", "Conv", conv3x3(), {x, w1, b1}, {"c1"});
+  g.add_node("relu1", "Relu", {}, {g.find("c1")}, {"r1"});
+  g.add_node("conv2", "Conv", conv3x3(), {g.find("r1"), w2}, {"c2"});
+  g.add_node("add", "Add", {}, {g.find("c2"), g.find("r1")}, {"sum"});
+  Attributes pool;
+  pool.set("kernel_shape", std::vector<int64_t>{2, 2});
+  pool.set("strides", std::vector<int64_t>{2, 2});
+  g.add_node("pool", "MaxPool", pool, {g.find("sum")}, {"y"});
+  g.mark_output(g.find("y"));
+  infer_types(g);
+  g.verify();
+  return g;
+}
+
+std::map<std::string, int> op_counts(const Graph& g) {
+  std::map<std::string, int> counts;
+  for (const Node& n : g.nodes()) ++counts[n.op];
+  return counts;
+}
+
+// The fused executor (blocked layout on a CPU) against the unfused one (plain NCHW, every
+// node its own kernel), on random inputs.
+void expect_blocked_matches_plain(const Graph& graph, const Target& target) {
+  std::map<std::string, NDArray> inputs;
+  for (size_t i = 0; i < graph.inputs().size(); ++i) {
+    const Value& v = graph.value(graph.inputs()[i]);
+    inputs[v.name] = NDArray::random(v.type.shape, v.type.dtype, 100 + i);
+  }
+  GraphExecutor plain(graph, target, ExecutorOptions{.fuse = false});
+  GraphExecutor blocked(graph, target);
+  EXPECT_NE(blocked.plan().layout, "NCHW");
+  std::vector<NDArray> expected = plain.run(inputs);
+  std::vector<NDArray> actual = blocked.run(inputs);
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t o = 0; o < actual.size(); ++o) {
+    EXPECT_EQ(actual[o].shape(), expected[o].shape());
+    Comparison c = compare(actual[o], expected[o], 1e-4, 1e-5);
+    EXPECT_TRUE(c.ok()) << "output " << o << ": " << c.message;
+  }
+}
+
+TEST(NchwcLayout, ResidualChainConvertsOnceInAndOnceOut) {
+  Graph g = residual_block(12, 20);
+  LayoutReport report = optimize_graph(g, 8);
+  EXPECT_EQ(report.block, 8);
+  EXPECT_EQ(report.blocked_convs, 2);
+  std::map<std::string, int> ops = op_counts(g);
+  EXPECT_EQ(ops["ReorderToNchwc"], 1);
+  EXPECT_EQ(ops["ReorderFromNchwc"], 1);
+  EXPECT_EQ(ops["NchwcConv"], 2);
+  EXPECT_EQ(ops["NchwcMaxPool"], 1);
+  EXPECT_EQ(ops["Relu"], 1);
+  EXPECT_EQ(ops["Add"], 1);
+  EXPECT_EQ(ops.count("Conv"), 0u);
+  ASSERT_EQ(report.conversions.size(), 2u);
+  EXPECT_EQ(report.conversions[0], "into NCHW8c for 'conv1' (Conv)");
+  EXPECT_EQ(report.conversions[1], "out of NCHW8c for output 'y'");
+  // The output keeps its name and plain shape; the blocked values carry 3 blocks of 8 for 20.
+  EXPECT_EQ(g.value(g.outputs()[0]).name, "y");
+  EXPECT_EQ(g.value(g.outputs()[0]).type.shape, (std::vector<int64_t>{1, 20, 5, 5}));
+  EXPECT_EQ(g.value(g.find("r1_nchwc")).type.shape, (std::vector<int64_t>{1, 3, 10, 10, 8}));
+}
+
+TEST(NchwcLayout, AStemOverFewChannelsReadsThePlainInput) {
+  Graph g = residual_block(3, 16);
+  LayoutReport report = optimize_graph(g, 8);
+  EXPECT_EQ(op_counts(g)["ReorderToNchwc"], 0);
+  ASSERT_EQ(report.conversions.size(), 1u);
+  EXPECT_EQ(report.conversions[0], "out of NCHW8c for output 'y'");
+}
+
+TEST(NchwcLayout, BlockedGraphComputesThePlainGraph) {
+  for (auto [C, K] : {std::pair<int64_t, int64_t>{12, 20}, {3, 16}, {16, 16}}) {
+    SCOPED_TRACE(str("C=", C, " K=", K));
+    expect_blocked_matches_plain(residual_block(C, K), Target::parse("llvm -mcpu=haswell"));
+    expect_blocked_matches_plain(residual_block(C, K), Target::parse("llvm -mcpu=native"));
+  }
+}
+
+// Softmax over the channels cannot take the blocked layout: the graph converts out before
+// it and back in for the conv after it, and still computes the plain graph.
+TEST(NchwcLayout, AnOpWithoutABlockedFormConvertsAroundIt) {
+  Graph g;
+  g.name = "softmax_between";
+  ValueId x = g.add_input("x", TensorType{{1, 8, 6, 6}, f32});
+  ValueId w1 = g.add_constant("w1", NDArray::random({10, 8, 3, 3}, f32, 1));
+  ValueId w2 = g.add_constant("w2", NDArray::random({6, 10, 3, 3}, f32, 2));
+  g.add_node("conv1", "Conv", conv3x3(), {x, w1}, {"c1"});
+  Attributes axis;
+  axis.set("axis", int64_t{1});
+  g.add_node("softmax", "Softmax", axis, {g.find("c1")}, {"s"});
+  g.add_node("conv2", "Conv", conv3x3(), {g.find("s"), w2}, {"c2"});
+  g.add_node("pool", "GlobalAveragePool", {}, {g.find("c2")}, {"y"});
+  g.mark_output(g.find("y"));
+  infer_types(g);
+  expect_blocked_matches_plain(g, Target::parse("llvm -mcpu=haswell"));
+
+  Graph rewritten = g;
+  LayoutReport report = optimize_graph(rewritten, 8);
+  std::vector<std::string> expected = {"into NCHW8c for 'conv1' (Conv)", "out of NCHW8c for 'softmax' (Softmax)",
+                                       "into NCHW8c for 'conv2' (Conv)", "out of NCHW8c for output 'y'"};
+  EXPECT_EQ(report.conversions, expected);
+  EXPECT_EQ(op_counts(rewritten)["NchwcGlobalAveragePool"], 1);
+}
+
+// The plan marks the kernels that convert and says where; the blocked convs are tuning
+// tasks of their own workloads.
+TEST(NchwcLayout, ThePlanCountsItsConversions) {
+  Graph g = residual_block(12, 20);
+  PlanKernels planned = make_execution_plan(g, Target::parse("llvm -mcpu=haswell"), true, nullptr);
+  EXPECT_EQ(planned.plan.layout, "NCHW8c");
+  EXPECT_EQ(planned.plan.layout_conversions.size(), 2u);
+  int conversions = 0;
+  std::vector<std::string> workloads;
+  for (const KernelCall& c : planned.plan.calls) {
+    conversions += c.layout_conversion;
+    if (!c.workload.empty()) workloads.push_back(c.workload);
+  }
+  EXPECT_EQ(conversions, 2);
+  ASSERT_EQ(workloads.size(), 2u);
+  EXPECT_EQ(workloads[0].rfind("conv2d_nchwc:N=1,C=12,H=10,W=10,K=20,", 0), 0u) << workloads[0];
+  EXPECT_NE(workloads[0].find("in_block=8,out_block=8"), std::string::npos) << workloads[0];
+  EXPECT_EQ(planned.plan.tasks, 2);
+}
+
+// GPU targets keep NCHW.
+TEST(NchwcLayout, NoBlockForGpuTargets) {
+  EXPECT_EQ(nchwc_block_for(Target::parse("cuda")), 0);
+  EXPECT_EQ(nchwc_block_for(Target::parse("llvm -mcpu=haswell")), 8);
+  EXPECT_EQ(nchwc_block_for(Target::parse("llvm -mcpu=skylake-avx512")), 16);
+}
+
+}  // namespace
+}  // namespace temper::graph
