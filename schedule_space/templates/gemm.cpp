@@ -12,7 +12,10 @@
 //   b_layout  only where B is stored [.., N, K] (dense's weight, transpose_b=1): "KN", a
 //             re-expression of the op whose stage "<B>_pack" transposes B into [.., K, N]
 //             -- per panel under pack_b, in place of the panel copy, so the tile's vector
-//             loop over N reads it contiguously; or "NK", op.func itself, whose panel
+//             loop over N reads it contiguously; "panels" (dense only), the same with B
+//             packed into [N/nr, K, nr], each panel contiguous, so that a single row tile
+//             streams it (dense 1x1000x1280, weights cold: the "KN" B is read with a
+//             stride of N floats, a page per row); or "NK", op.func itself, whose panel
 //             copy keeps B's layout and the vector loop reads it with stride K. Where B
 //             is a constant, the prepacked hook transposes it once instead: its GEMM
 //             reads the [.., K, N] B like matmul's, panels copied under pack_b (at
@@ -26,10 +29,10 @@
 // transposed ("KN") when more than one row tile reads each panel (M > mr): 1.4x faster
 // than "NK" at dense 8x1000x512 and 3.5x at 128x768x768 (AVX2, one thread), while a
 // panel read once costs more to transpose per call than to read strided (M <= 4: 8-15%
-// slower) -- and always for dense, whose constant weight a model transposes once; and
-// that one row tile (M <= mr) reads B in place rather than copying each panel first
-// (dense 1x1000x1280 in MobileNetV2, Zen 4, 2 threads: 0.78 ms with copies and NK, 0.42
-// ms tuned without).
+// slower) -- and always for dense, whose constant weight a model packs once, into
+// "panels" when one row tile reads each panel (M <= mr) and "KN" otherwise; and that one
+// row tile reads B in place rather than copying each panel first (dense 1x1000x1280 in
+// MobileNetV2, Zen 4, 2 threads: 0.78 ms with copies and NK, 0.42 ms tuned without).
 #include "compiler/ops/cpu_schedules.h"
 #include "compiler/ops/matmul.h"
 #include "compiler/ops/shape.h"
@@ -51,7 +54,13 @@ bool b_is_stored_transposed(const ops::Workload& w) {
 }
 
 bool transposes_b(const Config& c, const ops::Workload& w) {
-  return b_is_stored_transposed(w) && c.knob_string("b_layout") == "KN";
+  return b_is_stored_transposed(w) && c.knob_string("b_layout") != "NK";
+}
+
+// The columns of one panel of B under b_layout=panels (the tile's nr); 0 for the other
+// layouts.
+int64_t panel_of(const Config& c) {
+  return c.knob_string("b_layout") == "panels" ? c.knob_int("nr") : 0;
 }
 
 // The last two indices swapped.
@@ -60,19 +69,37 @@ std::vector<Expr> swap_last_two(std::vector<Expr> v) {
   return v;
 }
 
-// B stored [.., N, K] transposed into [.., K, N] by a stage "<B>_pack".
-te::Tensor transpose_b(const te::Tensor& b) {
+// B stored [.., N, K] repacked by a stage "<B>_pack": transposed into [.., K, N] (panel 0),
+// or, for a 2-D B, into [ceil(N/panel), K, panel] panels, zero past N.
+te::Tensor pack_b(const te::Tensor& b, int64_t panel) {
+  if (panel == 0) {
+    return te::compute(
+        swap_last_two(b.shape()), [&](const std::vector<Var>& v) { return b(swap_last_two(ops::as_exprs(v))); },
+        b.name() + "_pack");
+  }
+  ops::Shape shape = ops::static_shape(b, "gemm");
+  int64_t N = shape[0], K = shape[1];
   return te::compute(
-      swap_last_two(b.shape()), [&](const std::vector<Var>& v) { return b(swap_last_two(ops::as_exprs(v))); },
+      ops::shape_exprs({(N + panel - 1) / panel, K, panel}, "gemm"),
+      [&](Var p, Var k, Var j) {
+        Expr n = ops::times(p, panel) + j;
+        if (N % panel == 0) return b(n, k);
+        return select(n < ops::index_const(N), b(min(n, ops::index_const(N - 1)), k), make_const(b.dtype(), 0.0));
+      },
       b.name() + "_pack");
 }
 
-// The op's output computed from B transposed to [.., K, N], which the op's own definition
-// reads through "<B>_view" (B's stored shape, inlined by the schedules).
-te::Tensor gemm_of_transposed_b(const ops::OpInstance& op, const ops::Workload& w, const te::Tensor& transposed) {
+// The op's output computed from B packed by pack_b, which the op's own definition reads
+// through "<B>_view" (B's stored shape, inlined by the schedules).
+te::Tensor gemm_of_packed_b(const ops::OpInstance& op, const ops::Workload& w, const te::Tensor& packed,
+                            int64_t panel) {
   const te::Tensor& b = op.inputs[1];
   te::Tensor view = te::compute(
-      b.shape(), [&](const std::vector<Var>& v) { return transposed(swap_last_two(ops::as_exprs(v))); },
+      b.shape(),
+      [&](const std::vector<Var>& v) {
+        if (panel == 0) return packed(swap_last_two(ops::as_exprs(v)));
+        return packed(floordiv(v[0], ops::index_const(panel)), v[1], floormod(v[0], ops::index_const(panel)));
+      },
       b.name() + "_view");
   const te::Tensor& a = op.inputs[0];
   const std::string& name = op.outputs[0].name();
@@ -83,27 +110,27 @@ te::Tensor gemm_of_transposed_b(const ops::OpInstance& op, const ops::Workload& 
   return ops::batch_matmul(a, view, w.get_bool("transpose_a"), true, name);
 }
 
-// The op re-expressed with B transposed on every call: the same parameters, shapes and
-// name as op.func.
-PrimFunc transposed_b_func(const ops::OpInstance& op, const ops::Workload& w) {
+// The op re-expressed with B packed on every call: the same parameters, shapes and name as
+// op.func.
+PrimFunc packed_b_func(const ops::OpInstance& op, const ops::Workload& w, int64_t panel) {
   std::vector<te::Tensor> args = op.inputs;
-  args.push_back(gemm_of_transposed_b(op, w, transpose_b(op.inputs[1])));
+  args.push_back(gemm_of_packed_b(op, w, pack_b(op.inputs[1], panel), panel));
   return te::create_prim_func(args, op.func.name);
 }
 
-// transposed_b_func with B's parameter replaced by the transposed B.
-PrimFunc prepacked_b_func(const ops::OpInstance& op, const ops::Workload& w) {
+// packed_b_func with B's parameter replaced by the packed B.
+PrimFunc prepacked_b_func(const ops::OpInstance& op, const ops::Workload& w, int64_t panel) {
   const te::Tensor& b = op.inputs[1];
   std::vector<te::Tensor> args = op.inputs;
-  args[1] = te::placeholder(swap_last_two(b.shape()), b.dtype(), b.name() + "_packed");
-  args.push_back(gemm_of_transposed_b(op, w, args[1]));
+  args[1] = te::placeholder(pack_b(b, panel).shape(), b.dtype(), b.name() + "_packed");
+  args.push_back(gemm_of_packed_b(op, w, args[1], panel));
   return te::create_prim_func(args, op.func.name);
 }
 
-// (B, transposed B): the transposition transposed_b_func does on every call, alone.
-PrimFunc b_pack_func(const ops::OpInstance& op) {
+// (B, packed B): the packing packed_b_func does on every call, alone.
+PrimFunc b_pack_func(const ops::OpInstance& op, int64_t panel) {
   const te::Tensor& b = op.inputs[1];
-  return te::create_prim_func({b, transpose_b(b)}, op.func.name + "_" + b.name() + "_pack");
+  return te::create_prim_func({b, pack_b(b, panel)}, op.func.name + "_" + b.name() + "_pack");
 }
 
 // The reduction stage of out: out itself, or the stage its epilogue reads.
@@ -146,7 +173,14 @@ void define_gemm(ConfigSpace& space, const ops::OpInstance&, const ops::Workload
   space.define_knob("unroll_k", unrolls);
   space.define_knob("pack_b", {true, false});
   space.define_knob("parallel", {true, false});
-  if (b_is_stored_transposed(w)) space.define_knob("b_layout", {"KN", "NK"});
+  if (b_is_stored_transposed(w)) {
+    // Panels only for dense: a 2-D B the model holds constant.
+    if (w.op == "dense") {
+      space.define_knob("b_layout", {"KN", "NK", "panels"});
+    } else {
+      space.define_knob("b_layout", {"KN", "NK"});
+    }
+  }
 
   int registers = vector_registers(target);
   space.add_constraint(
@@ -166,7 +200,7 @@ ops::GemmTiling tiling_of(const Config& c) {
   return t;
 }
 
-// Schedules a function of transposed_b_func's or prepacked_b_func's: B's view inlined, the
+// Schedules a function of packed_b_func's or prepacked_b_func's: B's view inlined, the
 // expert GEMM with the stage "<B>_pack" (when there is one) in place of the panel copy.
 void schedule_transposed_b(Schedule& s, const Config& c, const ops::OpInstance& op, bool has_pack_stage) {
   const std::string& b = op.inputs[1].name();
@@ -183,7 +217,7 @@ void schedule_transposed_b(Schedule& s, const Config& c, const ops::OpInstance& 
 
 Schedule apply_gemm(const Config& c, const ops::OpInstance& op, const ops::Workload& w, const Target&) {
   if (!transposes_b(c, w)) return ops::schedule_gemm_op_cpu(op, tiling_of(c));
-  Schedule s(transposed_b_func(op, w));
+  Schedule s(packed_b_func(op, w, panel_of(c)));
   schedule_transposed_b(s, c, op, /*has_pack_stage=*/true);
   return s;
 }
@@ -191,9 +225,9 @@ Schedule apply_gemm(const Config& c, const ops::OpInstance& op, const ops::Workl
 std::optional<PrepackedSchedule> prepacked_gemm(const Config& c, const ops::OpInstance& op, const ops::Workload& w,
                                                 const Target& target) {
   if (!transposes_b(c, w)) return std::nullopt;
-  Schedule pack(b_pack_func(op));
+  Schedule pack(b_pack_func(op, panel_of(c)));
   schedule_data_stage(pack, op.inputs[1].name() + "_pack", vector_lanes(target));
-  Schedule compute(prepacked_b_func(op, w));
+  Schedule compute(prepacked_b_func(op, w, panel_of(c)));
   schedule_transposed_b(compute, c, op, /*has_pack_stage=*/false);
   return PrepackedSchedule{1, std::move(pack), std::move(compute)};
 }
@@ -202,10 +236,13 @@ Config default_gemm(const ConfigSpace& space, const ops::OpInstance&, const ops:
   ops::GemmTiling t = ops::GemmTiling::for_target(target, w.get_int("M"), w.get_int("N"));
   bool one_row_tile = w.get_int("M") <= t.mr;
   json knobs = {{"mr", t.mr}, {"nr", t.nr}, {"unroll_k", t.k_unroll}, {"pack_b", t.pack_b}, {"parallel", t.parallel}};
-  // dense's weight is a model's constant, transposed once at build time (the prepacked
-  // hook): "KN" costs nothing per call there. Another B stored [N, K] is transposed per
-  // call, which pays only when several row tiles read each panel.
-  if (b_is_stored_transposed(w)) knobs["b_layout"] = w.op == "dense" || !one_row_tile ? "KN" : "NK";
+  // dense's weight is a model's constant, packed once at build time (the prepacked hook):
+  // "KN" costs nothing per call there, and with one row tile "panels" reads each panel as
+  // one contiguous stream. Another B stored [N, K] is transposed per call, which pays only
+  // when several row tiles read each panel.
+  if (b_is_stored_transposed(w)) {
+    knobs["b_layout"] = w.op == "dense" ? (one_row_tile ? "panels" : "KN") : (one_row_tile ? "NK" : "KN");
+  }
   return space.from_json({{"knobs", knobs}});
 }
 

@@ -60,11 +60,18 @@ TEST_P(GemmTemplateDefaults, DefaultConfigIsTheExpertScheduleAndCorrect) {
   EXPECT_TRUE(task->space().is_valid(c)) << c.to_string() << ": " << task->space().why_invalid(c);
   Config expert = c;
   if (b_stored_transposed(*task)) {
-    bool transposed = task->workload().op == "dense" || task->workload().get_int("M") > c.knob_int("mr");
-    EXPECT_EQ(c.knob_string("b_layout"), transposed ? "KN" : "NK");
+    bool dense = task->workload().op == "dense";
+    bool one_row_tile = task->workload().get_int("M") <= c.knob_int("mr");
+    // dense packs its constant weight once: into panels for one row tile, else [K, N].
+    const char* expected = dense ? (one_row_tile ? "panels" : "KN") : (one_row_tile ? "NK" : "KN");
+    EXPECT_EQ(c.knob_string("b_layout"), expected);
     expert = with_knob(c, "b_layout", "NK");
-    // The other layout computes the same.
-    expect_correct(*task, with_knob(c, "b_layout", c.knob_string("b_layout") == "KN" ? "NK" : "KN"));
+    // The other layouts compute the same.
+    for (const char* other : {"KN", "NK", "panels"}) {
+      if (other != c.knob_string("b_layout") && (dense || std::string(other) != "panels")) {
+        expect_correct(*task, with_knob(c, "b_layout", other));
+      }
+    }
   }
   EXPECT_EQ(task->apply(expert).trace().to_json(), ops::schedule_cpu_default(task->op(), host()).trace().to_json());
   expect_correct(*task, c);
@@ -101,11 +108,13 @@ TEST(GemmTemplate, DefaultFollowsTheTargetsVectorWidth) {
   EXPECT_EQ(avx512->default_config().knob_int("mr"), 8);
   EXPECT_EQ(avx512->default_config().knob_int("nr"), 32);
   EXPECT_EQ(avx512->space().knob("nr").choices, (std::vector<json>{16, 32, 64}));
-  // One row tile reads each panel once: no panel copy. dense's constant weight is
-  // transposed once (KN) whatever M; another B stored [N, K] only for several row tiles.
+  // One row tile reads each panel once: no panel copy, and dense's constant weight is
+  // packed once into contiguous panels; with several row tiles transposed once (KN).
+  // Another B stored [N, K] is transposed only for several row tiles.
   std::unique_ptr<Task> narrow = task_of("dense:M=3,N=7,K=2", Target::parse("llvm -mcpu=haswell"));
-  EXPECT_EQ(narrow->default_config().to_json()["knobs"],
-            json::parse(R"({"mr": 3, "nr": 7, "unroll_k": 1, "pack_b": false, "parallel": true, "b_layout": "KN"})"));
+  EXPECT_EQ(
+      narrow->default_config().to_json()["knobs"],
+      json::parse(R"({"mr": 3, "nr": 7, "unroll_k": 1, "pack_b": false, "parallel": true, "b_layout": "panels"})"));
   EXPECT_EQ(task_of("dense:M=7,N=7,K=2", Target::parse("llvm -mcpu=haswell"))->default_config().knob_string("b_layout"),
             "KN");
   EXPECT_TRUE(task_of("dense:M=7,N=7,K=2", Target::parse("llvm -mcpu=haswell"))->default_config()["pack_b"].get<bool>());
@@ -137,7 +146,10 @@ TEST(GemmTemplate, BLayoutIsAKnobWhereBIsStoredTransposed) {
   EXPECT_EQ(names("matmul:M=8,N=8,K=8,transpose_b=1"), with_layout);
   EXPECT_EQ(names("batch_matmul:B=2,M=8,N=8,K=8,transpose_b=1"), with_layout);
   EXPECT_EQ(names("dense:M=8,N=8,K=8"), with_layout);
-  EXPECT_EQ(task_of("dense:M=8,N=8,K=8")->space().knob("b_layout").choices, (std::vector<json>{"KN", "NK"}));
+  EXPECT_EQ(task_of("dense:M=8,N=8,K=8")->space().knob("b_layout").choices,
+            (std::vector<json>{"KN", "NK", "panels"}));
+  EXPECT_EQ(task_of("matmul:M=8,N=8,K=8,transpose_b=1")->space().knob("b_layout").choices,
+            (std::vector<json>{"KN", "NK"}));
 }
 
 // "KN" schedules the op re-expressed: W_pack writes W's K x NR panel as [K, N] under the

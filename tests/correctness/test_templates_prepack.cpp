@@ -88,6 +88,11 @@ TEST(PrepackTemplates, GemmWithTransposedBIsCorrect) {
     SCOPED_TRACE(w);
     expect_packing_configs_correct(*task_of(w), "b_layout", "KN", 4);
   }
+  // Panels of nr columns, the last one partly past N (50 = 3 x 16 + 2; 1000 = 62 x 16 + 8).
+  for (const char* w : {"dense:M=1,N=50,K=17,bias=1", "dense:M=3,N=40,K=24,act=relu", "dense:M=1,N=1000,K=64,bias=1"}) {
+    SCOPED_TRACE(w);
+    expect_packing_configs_correct(*task_of(w), "b_layout", "panels", 4);
+  }
 }
 
 TEST(PrepackTemplates, DefaultConfigsPackWhereApplyPacks) {
