@@ -238,32 +238,10 @@ OpInstance instantiate_conv2d_nchwc(const Workload& w) {
   te::Tensor weight = placeholder(w, {Ko, Ci, R, S, cb, kb}, "weight");
   te::Tensor y = conv2d_nchwc(x, weight, window);
   Shape out_shape = static_shape(y, "conv2d_nchwc");
-  double flops = 2.0 * N * K * out_shape[2] * out_shape[3] * C * R * S;
+  double flops = 2.0 * N * K * out_shape[2] * out_shape[3] * C * R * S;  // the logical channels
   OpInstance inst = finish(w, {x, weight}, y, flops, [=](auto& ins, auto& outs) {
-    const float* in_data = in<float>(ins, 0);
-    const float* wt = in<float>(ins, 1);
-    float* o = out<float>(outs, 0);
-    int64_t P = out_shape[2], Q = out_shape[3];
-    const Padding2d& pad = window.padding;
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t ko = 0; ko < Ko; ++ko)
-        for (int64_t p = 0; p < P; ++p)
-          for (int64_t q = 0; q < Q; ++q)
-            for (int64_t ki = 0; ki < kb; ++ki) {
-              double acc = 0;
-              for (int64_t co = 0; co < Ci; ++co)
-                for (int64_t r = 0; r < R; ++r)
-                  for (int64_t t = 0; t < S; ++t) {
-                    int64_t h = p * window.stride[0] + r * window.dilation[0] - pad.top;
-                    int64_t x_ = q * window.stride[1] + t * window.dilation[1] - pad.left;
-                    if (h < 0 || h >= H || x_ < 0 || x_ >= W) continue;
-                    for (int64_t ci = 0; ci < cb; ++ci) {
-                      float v = in_data[(((n * Ci + co) * H + h) * W + x_) * cb + ci];
-                      acc += v * wt[((((ko * Ci + co) * R + r) * S + t) * cb + ci) * kb + ki];
-                    }
-                  }
-              o[(((n * Ko + ko) * P + p) * Q + q) * kb + ki] = static_cast<float>(acc);
-            }
+    reference::conv2d_nchwc(in<float>(ins, 0), in<float>(ins, 1), out<float>(outs, 0), in_shape,
+                            {Ko, Ci, R, S, cb, kb}, window);
   });
   inst.weight_inputs = {1};
   return inst;
@@ -280,26 +258,8 @@ OpInstance instantiate_depthwise_conv2d_nchwc(const Workload& w) {
   Shape out_shape = static_shape(y, "depthwise_conv2d_nchwc");
   double flops = 2.0 * N * C * out_shape[2] * out_shape[3] * R * S;
   OpInstance inst = finish(w, {x, weight}, y, flops, [=](auto& ins, auto& outs) {
-    const float* in_data = in<float>(ins, 0);
-    const float* wt = in<float>(ins, 1);
-    float* o = out<float>(outs, 0);
-    int64_t P = out_shape[2], Q = out_shape[3];
-    const Padding2d& pad = window.padding;
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t c = 0; c < Cb; ++c)
-        for (int64_t p = 0; p < P; ++p)
-          for (int64_t q = 0; q < Q; ++q)
-            for (int64_t ci = 0; ci < b; ++ci) {
-              double acc = 0;
-              for (int64_t r = 0; r < R; ++r)
-                for (int64_t t = 0; t < S; ++t) {
-                  int64_t h = p * window.stride[0] + r * window.dilation[0] - pad.top;
-                  int64_t x_ = q * window.stride[1] + t * window.dilation[1] - pad.left;
-                  if (h < 0 || h >= H || x_ < 0 || x_ >= W) continue;
-                  acc += in_data[(((n * Cb + c) * H + h) * W + x_) * b + ci] * wt[((c * R + r) * S + t) * b + ci];
-                }
-              o[(((n * Cb + c) * P + p) * Q + q) * b + ci] = static_cast<float>(acc);
-            }
+    reference::depthwise_conv2d_nchwc(in<float>(ins, 0), in<float>(ins, 1), out<float>(outs, 0), {N, Cb, H, W, b},
+                                      {Cb, R, S, b}, window);
   });
   inst.weight_inputs = {1};
   return inst;

@@ -156,6 +156,69 @@ void depthwise_conv2d(const T* input, const T* weight, T* output, const Shape& i
 
 namespace {
 
+// The input pixel a window position reads, or false in the padding.
+bool window_pixel(const Window2d& window, int64_t H, int64_t W, int64_t p, int64_t q, int64_t r, int64_t s, int64_t& h,
+                  int64_t& w) {
+  h = p * window.stride[0] + r * window.dilation[0] - window.padding.top;
+  w = q * window.stride[1] + s * window.dilation[1] - window.padding.left;
+  return h >= 0 && h < H && w >= 0 && w < W;
+}
+
+}  // namespace
+
+void conv2d_nchwc(const float* input, const float* weight, float* output, const Shape& input_shape,
+                  const Shape& weight_shape, const Window2d& window) {
+  int64_t N = input_shape[0], Ci = input_shape[1], H = input_shape[2], W = input_shape[3];
+  int64_t Ko = weight_shape[0], R = weight_shape[2], S = weight_shape[3], cb = weight_shape[4], kb = weight_shape[5];
+  const Padding2d& pad = window.padding;
+  int64_t P = window_output_extent(H, pad.top, pad.bottom, R, window.stride[0], window.dilation[0]);
+  int64_t Q = window_output_extent(W, pad.left, pad.right, S, window.stride[1], window.dilation[1]);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t ko = 0; ko < Ko; ++ko)
+      for (int64_t p = 0; p < P; ++p)
+        for (int64_t q = 0; q < Q; ++q)
+          for (int64_t ki = 0; ki < kb; ++ki) {
+            double acc = 0;
+            for (int64_t co = 0; co < Ci; ++co)
+              for (int64_t r = 0; r < R; ++r)
+                for (int64_t s = 0; s < S; ++s) {
+                  int64_t h, w;
+                  if (!window_pixel(window, H, W, p, q, r, s, h, w)) continue;
+                  for (int64_t ci = 0; ci < cb; ++ci) {
+                    acc += double(input[(((n * Ci + co) * H + h) * W + w) * cb + ci]) *
+                           weight[((((ko * Ci + co) * R + r) * S + s) * cb + ci) * kb + ki];
+                  }
+                }
+            output[(((n * Ko + ko) * P + p) * Q + q) * kb + ki] = static_cast<float>(acc);
+          }
+}
+
+void depthwise_conv2d_nchwc(const float* input, const float* weight, float* output, const Shape& input_shape,
+                            const Shape& weight_shape, const Window2d& window) {
+  // One filter per lane: each output lane reads its own input lane.
+  int64_t N = input_shape[0], Cb = input_shape[1], H = input_shape[2], W = input_shape[3], b = input_shape[4];
+  int64_t R = weight_shape[1], S = weight_shape[2];
+  const Padding2d& pad = window.padding;
+  int64_t P = window_output_extent(H, pad.top, pad.bottom, R, window.stride[0], window.dilation[0]);
+  int64_t Q = window_output_extent(W, pad.left, pad.right, S, window.stride[1], window.dilation[1]);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < Cb; ++c)
+      for (int64_t p = 0; p < P; ++p)
+        for (int64_t q = 0; q < Q; ++q)
+          for (int64_t lane = 0; lane < b; ++lane) {
+            double acc = 0;
+            for (int64_t r = 0; r < R; ++r)
+              for (int64_t s = 0; s < S; ++s) {
+                int64_t h, w;
+                if (!window_pixel(window, H, W, p, q, r, s, h, w)) continue;
+                acc += double(input[(((n * Cb + c) * H + h) * W + w) * b + lane]) * weight[((c * R + r) * S + s) * b + lane];
+              }
+            output[(((n * Cb + c) * P + p) * Q + q) * b + lane] = static_cast<float>(acc);
+          }
+}
+
+namespace {
+
 // The output of pooling `in` with a kernel of this size over this window (no dilation).
 Image pooled_image(const Image& in, std::array<int64_t, 2> kernel, const Window2d& window) {
   const Padding2d& pad = window.padding;

@@ -43,6 +43,15 @@ template <typename T>
 void depthwise_conv2d(const T* input, const T* weight, T* output, const Shape& input_shape, const Shape& weight_shape,
                       const Window2d& window, Layout layout);
 
+// The blocked-layout convolutions of nchwc.h, float32: every lane of every block is data
+// (the reference reduces over the tail lanes as the kernel does). conv2d_nchwc's input
+// shape is [N, Ci, H, W, cb], or [N, C, H, W] with a weight of cb = 1; its weight
+// [Ko, Ci, R, S, cb, kb]. depthwise_conv2d_nchwc: input [N, Cb, H, W, b], weight [Cb, R, S, b].
+void conv2d_nchwc(const float* input, const float* weight, float* output, const Shape& input_shape,
+                  const Shape& weight_shape, const Window2d& window);
+void depthwise_conv2d_nchwc(const float* input, const float* weight, float* output, const Shape& input_shape,
+                            const Shape& weight_shape, const Window2d& window);
+
 template <typename T>
 void max_pool2d(const T* x, T* y, const Shape& shape, std::array<int64_t, 2> kernel, const Window2d& window,
                 Layout layout);

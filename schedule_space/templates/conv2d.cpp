@@ -147,12 +147,6 @@ PrimFunc weight_pack_func(const ops::OpInstance& op, const ops::Workload& w, int
   return te::create_prim_func({weight, pack_weight(weight, w, kb)}, op.func.name + "_weight_pack");
 }
 
-int64_t extent_of(Schedule& s, LoopRV loop) {
-  const int64_t* c = as_const_int(s.loop(loop)->extent);
-  TEMPER_CHECK(c != nullptr, "conv2d template: a loop of non-constant extent");
-  return *c;
-}
-
 // Schedules every stage of op.func or of an NCHWc function but the weight's packing.
 void schedule_conv2d(Schedule& s, const Config& c, const ops::Workload& w, const Target& target) {
   int lanes = vector_lanes(target);
@@ -195,22 +189,16 @@ void schedule_conv2d(Schedule& s, const Config& c, const ops::Workload& w, const
   BlockRV init = s.decompose_reduction(conv, reductions[0]);
   LoopRV vector_axis = nchwc ? ki : q[1];
   LoopRV unrolled_axis = nchwc ? q[1] : ki;
-  if (extent_of(s, unrolled_axis) > 1) s.unroll(unrolled_axis);
-  if (c["unroll_rx"].get<bool>() && extent_of(s, reductions[2]) > 1) s.unroll(reductions[2]);
+  if (loop_extent(s, unrolled_axis) > 1) s.unroll(unrolled_axis);
+  if (c["unroll_rx"].get<bool>() && loop_extent(s, reductions[2]) > 1) s.unroll(reductions[2]);
   // The zeroing and the write-back of the tile are vectorized like the tile; a vector
   // axis of one leaves no vector loop in them.
-  if (extent_of(s, vector_axis) > 1) {
+  if (loop_extent(s, vector_axis) > 1) {
     s.vectorize(vector_axis);
     for (BlockRV b : {init, write_back}) s.vectorize(s.get_loops(b).back());
   }
 
-  if (!window_of(w).padding.is_zero()) {
-    if (c.knob_string("pad") == "tile") {
-      s.compute_at(s.get_block("conv2d_pad"), tiles);
-    } else {
-      schedule_data_stage(s, "conv2d_pad", lanes);
-    }
-  }
+  if (!window_of(w).padding.is_zero()) place_padding(s, "conv2d_pad", c.knob_string("pad"), tiles, lanes);
   if (nchwc) schedule_data_stage(s, "conv2d", lanes);
 }
 

@@ -41,12 +41,6 @@ BlockedShape blocked_shape(const ops::OpInstance& op) {
   return {out[1], out[4], out[3]};
 }
 
-int64_t extent_of(Schedule& s, LoopRV loop) {
-  const int64_t* c = as_const_int(s.loop(loop)->extent);
-  TEMPER_CHECK(c != nullptr, "conv2d_nchwc template: a loop of non-constant extent");
-  return *c;
-}
-
 void define_conv2d_nchwc(ConfigSpace& space, const ops::OpInstance& op, const ops::Workload& w,
                          const Target& target) {
   int lanes = vector_lanes(target);
@@ -90,23 +84,17 @@ Schedule apply_conv2d_nchwc(const Config& c, const ops::OpInstance& op, const op
   s.reverse_compute_at(write_back, q[0]);
   BlockRV init = s.decompose_reduction(conv, reductions[0]);
   for (LoopRV l : {q[1], ko[1]}) {
-    if (extent_of(s, l) > 1) s.unroll(l);
+    if (loop_extent(s, l) > 1) s.unroll(l);
   }
-  if (c["unroll_rx"].get<bool>() && extent_of(s, reductions[2]) > 1) s.unroll(reductions[2]);
-  if (c["unroll_ci"].get<bool>() && reductions.size() == 4 && extent_of(s, reductions[3]) > 1) {
+  if (c["unroll_rx"].get<bool>() && loop_extent(s, reductions[2]) > 1) s.unroll(reductions[2]);
+  if (c["unroll_ci"].get<bool>() && reductions.size() == 4 && loop_extent(s, reductions[3]) > 1) {
     s.unroll(reductions[3]);
   }
-  if (extent_of(s, ki) > 1) {
+  if (loop_extent(s, ki) > 1) {
     s.vectorize(ki);
     for (BlockRV b : {init, write_back}) s.vectorize(s.get_loops(b).back());
   }
-  if (has_padding(w)) {
-    if (c.knob_string("pad") == "tile") {
-      s.compute_at(s.get_block(str(kOp, "_pad")), tiles);
-    } else {
-      schedule_data_stage(s, str(kOp, "_pad"), lanes);
-    }
-  }
+  if (has_padding(w)) place_padding(s, str(kOp, "_pad"), c.knob_string("pad"), tiles, lanes);
   return s;
 }
 
@@ -122,9 +110,17 @@ Config default_conv2d_nchwc(const ConfigSpace& space, const ops::OpInstance& op,
   BlockedShape b = blocked_shape(op);
   int64_t tile_q = largest_divisor_up_to(b.Q, kDefaultMaxColumns);
   int64_t tile_kb = 1;
+  bool wide_registers = vector_registers(target) >= 32;
   // Two vectors of channels per broadcast where 32 registers hold 7 x 2 accumulators: the
   // conv2d template's tuned choice on every ResNet-18 3x3 layer (Zen 4).
-  if (vector_registers(target) >= 32 && b.out_blocks % 2 == 0 && 2 * b.out_block <= 2 * lanes) tile_kb = 2;
+  if (wide_registers && b.out_blocks % 2 == 0 && 2 * b.out_block <= 2 * lanes) tile_kb = 2;
+  // A stem over the plain image (in_block 1, a few channels, a wide window): four blocks
+  // of channels by four columns, tuning's choice for the 7x7 stems of ResNet-18 and -50.
+  if (wide_registers && w.get_int("in_block") == 1 && b.out_blocks % 4 == 0 && b.out_block == lanes &&
+      w.get_int("R") * w.get_int("S") >= 25) {
+    tile_kb = 4;
+    tile_q = largest_divisor_up_to(b.Q, 4);
+  }
   return space.from_json({{"knobs",
                            {{"tile_kb", tile_kb},
                             {"tile_q", tile_q},

@@ -22,6 +22,22 @@ void schedule_data_stage(Schedule& s, const std::string& block, int lanes) {
   s.parallel(outer.size() > 1 ? s.fuse(outer) : outer[0]);
 }
 
+void place_padding(Schedule& s, const std::string& block, const std::string& where, LoopRV tiles, int lanes) {
+  if (where == "inline") {
+    s.compute_inline(s.get_block(block));
+  } else if (where == "tile") {
+    s.compute_at(s.get_block(block), tiles);
+  } else {
+    schedule_data_stage(s, block, lanes);
+  }
+}
+
+int64_t loop_extent(Schedule& s, LoopRV loop) {
+  const int64_t* c = as_const_int(s.loop(loop)->extent);
+  TEMPER_CHECK(c != nullptr, "template schedule: a loop of non-constant extent");
+  return *c;
+}
+
 bool has_padding(const ops::Workload& w) {
   for (int64_t p : w.get_ints("pad")) {
     if (p != 0) return true;

@@ -17,4 +17,12 @@ void schedule_data_stage(Schedule& s, const std::string& block, int lanes);
 // has a padding stage, <op>_pad, which the templates inline or schedule.
 bool has_padding(const ops::Workload& w);
 
+// A padding stage where a window template's "pad" knob puts it: "inline" in its consumer's
+// loads, "tile" computed under the consumer's parallel loop `tiles` for what one iteration
+// reads, "root" a data stage of its own (schedule_data_stage).
+void place_padding(Schedule& s, const std::string& block, const std::string& where, LoopRV tiles, int lanes);
+
+// The extent of a loop, which in a template's schedule is always a constant.
+int64_t loop_extent(Schedule& s, LoopRV loop);
+
 }  // namespace temper::schedule_space

@@ -1,5 +1,6 @@
 #include "schedule_space/templates/window_tile.h"
 
+#include "schedule_space/templates/data_stage.h"
 #include "schedule_space/templates/register_budget.h"
 
 namespace temper::schedule_space {
@@ -7,12 +8,6 @@ namespace {
 
 constexpr int64_t kMaxRows = 4;
 constexpr int kMaxVectorsQ = 2;
-
-int64_t extent_of(Schedule& s, LoopRV loop) {
-  const int64_t* c = as_const_int(s.loop(loop)->extent);
-  TEMPER_CHECK(c != nullptr, "window template: a loop of non-constant extent");
-  return *c;
-}
 
 }  // namespace
 
@@ -67,27 +62,14 @@ Schedule apply_window_tile(const Config& c, const PrimFunc& func, const WindowBl
   s.parallel(tiles);
   s.reverse_compute_at(consumer, q[0]);
   BlockRV init = s.decompose_reduction(reduce, loops[4]);
-  if (extent_of(s, q[1]) > 1) s.vectorize(q[1]);
-  if (extent_of(s, p[1]) > 1) s.unroll(p[1]);
-  if (c["unroll_window"].get<bool>() && extent_of(s, loops[5]) > 1) s.unroll(loops[5]);
+  if (loop_extent(s, q[1]) > 1) s.vectorize(q[1]);
+  if (loop_extent(s, p[1]) > 1) s.unroll(p[1]);
+  if (c["unroll_window"].get<bool>() && loop_extent(s, loops[5]) > 1) s.unroll(loops[5]);
   // With one column the tile's innermost loop is not a column loop: nothing to vectorize.
   if (c.knob_int("tile_q") > 1) {
     for (BlockRV b : {init, consumer}) s.vectorize(s.get_loops(b).back());
   }
-  if (!blocks.pad.empty()) {
-    BlockRV pad = s.get_block(blocks.pad);
-    std::string where = c.knob_string("pad");
-    if (where == "inline") {
-      s.compute_inline(pad);
-    } else if (where == "tile") {
-      s.compute_at(pad, tiles);
-    } else {
-      std::vector<LoopRV> pad_loops = s.get_loops(pad);  // n, c, h, w
-      int64_t w = extent_of(s, pad_loops[3]);
-      if (w % lanes == 0) s.vectorize(s.split(pad_loops[3], {std::nullopt, lanes})[1]);
-      s.parallel(s.fuse({pad_loops[0], pad_loops[1]}));
-    }
-  }
+  if (!blocks.pad.empty()) place_padding(s, blocks.pad, c.knob_string("pad"), tiles, lanes);
   return s;
 }
 
