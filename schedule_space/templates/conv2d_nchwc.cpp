@@ -17,7 +17,8 @@
 //
 // A config is valid when the accumulators, one step's weight vectors and a broadcast fit
 // the vector registers. The default takes the conv2d template's measured choice: up to 7
-// columns, and two blocks of channels where there are 32 vector registers (AVX-512).
+// columns, and two blocks of channels where there are 32 vector registers (AVX-512);
+// stems over the plain image have their own rule (default_conv2d_nchwc).
 #include "compiler/ops/shape.h"
 #include "compiler/ops/window.h"
 #include "schedule_space/cpu_templates.h"
@@ -114,20 +115,27 @@ Config default_conv2d_nchwc(const ConfigSpace& space, const ops::OpInstance& op,
   // Two vectors of channels per broadcast where 32 registers hold 7 x 2 accumulators: the
   // conv2d template's tuned choice on every ResNet-18 3x3 layer (Zen 4).
   if (wide_registers && b.out_blocks % 2 == 0 && 2 * b.out_block <= 2 * lanes) tile_kb = 2;
-  // A stem over the plain image (in_block 1, a few channels, a wide window): four blocks
-  // of channels by four columns, tuning's choice for the 7x7 stems of ResNet-18 and -50.
-  if (wide_registers && w.get_int("in_block") == 1 && b.out_blocks % 4 == 0 && b.out_block == lanes &&
-      w.get_int("R") * w.get_int("S") >= 25) {
-    tile_kb = 4;
-    tile_q = largest_divisor_up_to(b.Q, 4);
+  // A stem over the plain image (in_block 1: a few channels) unrolls its window's
+  // columns; a 7x7 one takes four blocks of channels by four columns, a smaller one pads
+  // per tile: tuning's choices for the stems of ResNet-18 and -50 and of MobileNetV2
+  // (2x the default's speed there).
+  bool stem = w.get_int("in_block") == 1;
+  std::string pad = "root";
+  if (stem && w.get_int("R") * w.get_int("S") >= 25) {
+    if (wide_registers && b.out_blocks % 4 == 0 && b.out_block == lanes) {
+      tile_kb = 4;
+      tile_q = largest_divisor_up_to(b.Q, 4);
+    }
+  } else if (stem) {
+    pad = "tile";
   }
   return space.from_json({{"knobs",
                            {{"tile_kb", tile_kb},
                             {"tile_q", tile_q},
                             {"outer_order", "k_p"},
-                            {"unroll_rx", false},
+                            {"unroll_rx", stem},
                             {"unroll_ci", false},
-                            {"pad", "root"}}}});
+                            {"pad", pad}}}});
 }
 
 }  // namespace
