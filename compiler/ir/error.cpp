@@ -1,6 +1,8 @@
 #include "compiler/ir/error.h"
 
 #include <iostream>
+#include <mutex>
+#include <set>
 
 namespace temper {
 
@@ -9,6 +11,13 @@ void internal_error(const char* file, int line, const char* cond, const std::str
                           msg.empty() ? "" : ": ", msg));
 }
 
-void warn(const std::string& msg) { std::cerr << "warning: " << msg << "\n"; }
+void warn(const std::string& msg) {
+  // Once per process: a tuning job compiles hundreds of candidates of one op, and would
+  // repeat the same line for each (a loop of the same shape that cannot be vectorized).
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (said.insert(msg).second) std::cerr << "warning: " << msg << "\n";
+}
 
 }  // namespace temper

@@ -33,6 +33,7 @@ std::string str(const Args&... args) {
 
 [[noreturn]] void internal_error(const char* file, int line, const char* cond, const std::string& msg);
 
+// "warning: msg" on stderr, each distinct message once per process.
 void warn(const std::string& msg);
 
 }  // namespace temper

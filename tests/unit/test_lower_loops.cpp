@@ -192,6 +192,21 @@ TEST(VectorizeLoops, WhatCannotBeVectorizedStaysSerialWithAWarning) {
   }
 }
 
+// A tuning job compiles many candidates with the same unvectorizable loop: the warning is
+// printed once per process, not once per candidate.
+TEST(VectorizeLoops, ARepeatedWarningIsPrintedOnce) {
+  Buffer A("A", DataType::float32(), {9});
+  Buffer B("B", DataType::float32(), {9});
+  Var v("v");
+  PrimFunc f{"repeated", {A, B}, make_for(v, 0, 8, ForKind::Vectorized, if_then_else(v < 5, store(B, load(A, {v}), {v})))};
+  ::testing::internal::CaptureStderr();
+  for (int i = 0; i < 3; ++i) vectorize_loops(f);
+  std::string warnings = ::testing::internal::GetCapturedStderr();
+  size_t first = warnings.find("in repeated, loop v cannot be vectorized");
+  ASSERT_NE(first, std::string::npos) << warnings;
+  EXPECT_EQ(warnings.find("in repeated, loop v cannot be vectorized", first + 1), std::string::npos) << warnings;
+}
+
 TEST(UnrollLoops, UnrolledLoopsAreExpanded) {
   Buffer A("A", DataType::float32(), {3});
   Var i("i");
