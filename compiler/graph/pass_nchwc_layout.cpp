@@ -50,6 +50,9 @@ class LayoutRewriter {
     for (ValueId v = 0; v < static_cast<ValueId>(graph.values().size()); ++v) {
       if (graph.value(v).constant) plain_[v] = out_.add_constant(graph.value(v).name, *graph.value(v).constant);
     }
+    // The input graph's names stay its own: the names this pass makes up avoid them.
+    for (const Value& v : graph.values()) value_names_.insert(v.name);
+    for (const Node& n : graph.nodes()) node_names_.insert(n.name);
   }
 
   LayoutReport run(Graph& result) {
@@ -70,12 +73,15 @@ class LayoutRewriter {
   std::vector<ValueId> plain_;    // per value of in_: its plain form in out_, if made
   std::vector<ValueId> blocked_;  // its blocked form, if made
   std::map<std::string, ValueId> packed_;  // packed constants, by name
+  std::set<std::string> value_names_, node_names_;  // taken: the input graph's and the made-up ones
 
   std::string layout_name() const { return str("NCHW", block_, "c"); }
 
-  std::string unique(const std::string& name) {
-    std::string candidate = name;
-    for (int i = 1; out_.find(candidate) != kNoValue; ++i) candidate = str(name, "_", i);
+  // base, or base_1, base_2, ... : the first not taken in names, which now takes it.
+  static std::string fresh(std::set<std::string>& names, const std::string& base) {
+    std::string candidate = base;
+    for (int i = 1; names.count(candidate); ++i) candidate = str(base, "_", i);
+    names.insert(candidate);
     return candidate;
   }
 
@@ -83,13 +89,7 @@ class LayoutRewriter {
 
   ValueId add_node(const std::string& name, const std::string& op, Attributes attrs, std::vector<ValueId> inputs,
                    const std::string& output) {
-    std::string node_name = name;
-    for (int i = 1; std::any_of(out_.nodes().begin(), out_.nodes().end(),
-                                [&](const Node& n) { return n.name == node_name; });
-         ++i) {
-      node_name = str(name, "_", i);
-    }
-    int n = out_.add_node(node_name, op, std::move(attrs), std::move(inputs), {unique(output)});
+    int n = out_.add_node(name, op, std::move(attrs), std::move(inputs), {output});
     return out_.nodes()[n].outputs[0];
   }
 
@@ -99,7 +99,9 @@ class LayoutRewriter {
     TEMPER_CHECK(blocked_[v] != kNoValue, "layout pass: value ", in_.value(v).name, " has no form");
     Attributes attrs;
     attrs.set("channels", channels(v));
-    plain_[v] = add_node(in_.value(v).name + "_to_nchw", "ReorderFromNchwc", attrs, {blocked_[v]}, in_.value(v).name);
+    // The plain form takes the value's own name: graph outputs and plain readers keep it.
+    plain_[v] = add_node(fresh(node_names_, in_.value(v).name + "_to_nchw"), "ReorderFromNchwc", attrs, {blocked_[v]},
+                         in_.value(v).name);
     report_.conversions.push_back(str("out of ", layout_name(), " for ", reader));
     return plain_[v];
   }
@@ -109,8 +111,8 @@ class LayoutRewriter {
     if (blocked_[v] != kNoValue) return blocked_[v];
     Attributes attrs;
     attrs.set("block", block_);
-    blocked_[v] =
-        add_node(in_.value(v).name + "_to_nchwc", "ReorderToNchwc", attrs, {plain_[v]}, in_.value(v).name + "_nchwc");
+    blocked_[v] = add_node(fresh(node_names_, in_.value(v).name + "_to_nchwc"), "ReorderToNchwc", attrs, {plain_[v]},
+                           fresh(value_names_, in_.value(v).name + "_nchwc"));
     report_.conversions.push_back(str("into ", layout_name(), " for ", reader));
     return blocked_[v];
   }
@@ -118,7 +120,7 @@ class LayoutRewriter {
   ValueId packed_constant(const std::string& name, const std::function<NDArray()>& pack) {
     auto it = packed_.find(name);
     if (it != packed_.end()) return it->second;
-    return packed_[name] = out_.add_constant(unique(name), pack());
+    return packed_[name] = out_.add_constant(fresh(value_names_, name), pack());
   }
 
   void set_blocked_output(const Node& node, ValueId v) { blocked_[node.outputs[0]] = v; }
@@ -168,7 +170,7 @@ class LayoutRewriter {
     set_blocked_output(node, add_node(node.name, node.op, node.attrs, inputs, blocked_name(node)));
   }
 
-  std::string blocked_name(const Node& node) const { return in_.value(node.outputs[0]).name + "_nchwc"; }
+  std::string blocked_name(const Node& node) { return fresh(value_names_, in_.value(node.outputs[0]).name + "_nchwc"); }
 
   void copy_blocked(const Node& node, const std::string& op) {
     std::vector<ValueId> inputs = {blocked_[node.inputs[0]]};
