@@ -13,6 +13,7 @@
 
 #include "compiler/codegen/c/lowered_func_analysis.h"
 #include "compiler/codegen/llvm/llvm_backend.h"
+#include "compiler/codegen/llvm/vector_math.h"
 #include "compiler/ir/functor.h"
 #include "compiler/runtime/module.h"
 
@@ -770,6 +771,16 @@ class CodeGenLLVM {
   }
 
   llvm::Value* math(const std::string& name, llvm::Type* type, const std::vector<llvm::Value*>& args) {
+    if (type->getScalarType()->isFloatTy()) {
+      // float32 (and float16, computed in float32) in vector registers, never libm per lane.
+      using VectorMath = llvm::Value* (*)(llvm::IRBuilder<>&, llvm::Value*);
+      static const std::unordered_map<std::string, VectorMath> kVectorMath = {{"exp", vector_exp},
+                                                                              {"log", vector_log},
+                                                                              {"tanh", vector_tanh},
+                                                                              {"erf", vector_erf},
+                                                                              {"sigmoid", vector_sigmoid}};
+      if (auto it = kVectorMath.find(name); it != kVectorMath.end()) return it->second(builder_, args[0]);
+    }
     static const std::unordered_map<std::string, llvm::Intrinsic::ID> kIntrinsics = {
         {"exp", llvm::Intrinsic::exp},   {"log", llvm::Intrinsic::log},     {"sqrt", llvm::Intrinsic::sqrt},
         {"fabs", llvm::Intrinsic::fabs}, {"floor", llvm::Intrinsic::floor}, {"ceil", llvm::Intrinsic::ceil},
@@ -787,7 +798,7 @@ class CodeGenLLVM {
     return libm_call(name, type, args[0]);
   }
 
-  // A libm function (tanhf, erf, ...) of one argument, lane by lane for vectors.
+  // A libm function (tanh, erf of float64) of one argument, lane by lane for vectors.
   llvm::Value* libm_call(const std::string& name, llvm::Type* type, llvm::Value* x) {
     llvm::Type* scalar = type->getScalarType();
     std::string symbol = scalar->isFloatTy() ? name + "f" : name;

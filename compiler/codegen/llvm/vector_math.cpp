@@ -1,0 +1,141 @@
+#include "compiler/codegen/llvm/vector_math.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include <initializer_list>
+#include <limits>
+
+namespace temper {
+namespace {
+
+// The coefficients: scripts/fit_vector_math.py's output, lowest degree first.
+constexpr float kExpP[] = {0.5f, 0.166665778f, 0.0416669436f, 0.00836312585f, 0.00138938345f};
+constexpr float kLogP[] = {0.333333313f,  -0.25000003f, 0.200007185f, -0.166673824f, 0.142485961f,
+                           -0.124348037f, 0.116994232f, -0.114223868f, 0.0686262399f};
+constexpr float kTanhP[] = {-0.333333343f, 0.133333102f, -0.0539602153f, 0.0217748582f, -0.00835972f, 0.00230779522f};
+constexpr float kErfP[] = {0.128379166f,   -0.376126349f,  0.112836957f,  -0.0268596802f,
+                           0.00520221284f, -0.000815987762f, 8.45350005e-05f};
+constexpr float kErfcQ[] = {0.000307281734f, -1.13018417f,     -0.631905317f,   -0.110009976f,  0.0263838507f,
+                            -0.00474736374f, 0.000594384328f, -4.57932874e-05f, 1.62489312e-06f};
+
+// ln 2 split so that n * kLn2Hi is exact for the |n| <= 150 exp and log meet.
+constexpr float kLn2Hi = 0.693359375f;
+constexpr float kLn2Lo = -2.12194440e-4f;
+
+// Emits one function's code; the float type (scalar or vector) is x's.
+class MathEmitter {
+ public:
+  MathEmitter(llvm::IRBuilder<>& b, llvm::Value* x)
+      : b_(b), type_(x->getType()), int_type_(type_->getWithNewType(b.getInt32Ty())) {}
+
+  llvm::Value* f(float v) { return llvm::ConstantFP::get(type_, v); }
+  llvm::Value* i(int32_t v) { return llvm::ConstantInt::get(int_type_, v, true); }
+  llvm::Value* infinity() { return f(std::numeric_limits<float>::infinity()); }
+
+  llvm::Value* mul_add(llvm::Value* a, llvm::Value* m, llvm::Value* c) {
+    // fmuladd: one fma where the target has it, a multiply and an add where it has not.
+    return b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {type_}, {a, m, c});
+  }
+  template <size_t N>
+  llvm::Value* polynomial(const float (&c)[N], llvm::Value* u) {
+    llvm::Value* p = f(c[N - 1]);
+    for (size_t k = N - 1; k-- > 0;) p = mul_add(p, u, f(c[k]));
+    return p;
+  }
+  llvm::Value* intrinsic(llvm::Intrinsic::ID id, std::initializer_list<llvm::Value*> args) {
+    return b_.CreateIntrinsic(id, {type_}, llvm::ArrayRef<llvm::Value*>(args.begin(), args.size()));
+  }
+  // min/max written as compare+select: a nan x passes through, and x86 maps them to vminps/vmaxps.
+  llvm::Value* at_least(llvm::Value* x, float lo) { return b_.CreateSelect(b_.CreateFCmpOLT(x, f(lo)), f(lo), x); }
+  llvm::Value* at_most(llvm::Value* x, float hi) { return b_.CreateSelect(b_.CreateFCmpOGT(x, f(hi)), f(hi), x); }
+  // 2^n for integer n in [-126, 127], built in the exponent field.
+  llvm::Value* power_of_two(llvm::Value* n) {
+    return b_.CreateBitCast(b_.CreateShl(b_.CreateAdd(n, i(127)), i(23)), type_);
+  }
+
+  llvm::Value* exp(llvm::Value* x) {
+    // exp(x) = 2^n exp(r), n = round(x / ln 2), |r| <= ln2/2. Clamped where exp(x) is
+    // already inf (x > 88.73) or 0 (x < -103.98), so that n stays in [-150, 128].
+    llvm::Value* xc = at_most(at_least(x, -104.0f), 89.0f);
+    // Rounding by adding 1.5 * 2^23: the sum's low mantissa bits are n.
+    constexpr float kRound = 12582912.0f;
+    llvm::Value* t = mul_add(xc, f(1.44269504f), f(kRound));
+    llvm::Value* n = b_.CreateFSub(t, f(kRound));
+    llvm::Value* r = mul_add(n, f(-kLn2Hi), xc);
+    r = mul_add(n, f(-kLn2Lo), r);
+    llvm::Value* p = mul_add(polynomial(kExpP, r), b_.CreateFMul(r, r), r);
+    p = b_.CreateFAdd(p, f(1.0f));
+    // 2^n in two factors: one alone would not reach the denormal results of n < -126.
+    llvm::Value* ni = b_.CreateSub(b_.CreateBitCast(t, int_type_), b_.CreateBitCast(f(kRound), int_type_));
+    llvm::Value* n1 = b_.CreateAShr(ni, i(1));
+    llvm::Value* n2 = b_.CreateSub(ni, n1);
+    return b_.CreateFMul(b_.CreateFMul(p, power_of_two(n1)), power_of_two(n2));
+  }
+
+  llvm::Value* log(llvm::Value* x) {
+    // x = 2^e m, m in [sqrt(1/2), sqrt(2)); log x = e ln2 + log(1 + z), z = m - 1.
+    // Denormals are scaled into the normal range first.
+    llvm::Value* denormal = b_.CreateFCmpOLT(x, f(std::numeric_limits<float>::min()));
+    llvm::Value* xs = b_.CreateSelect(denormal, b_.CreateFMul(x, f(8388608.0f)), x);
+    llvm::Value* bits = b_.CreateBitCast(xs, int_type_);
+    llvm::Value* e = b_.CreateSub(b_.CreateLShr(bits, i(23)), b_.CreateSelect(denormal, i(127 + 23), i(127)));
+    llvm::Value* m = b_.CreateBitCast(b_.CreateOr(b_.CreateAnd(bits, i(0x007fffff)), i(0x3f800000)), type_);
+    llvm::Value* above = b_.CreateFCmpOGT(m, f(1.41421356f));
+    m = b_.CreateSelect(above, b_.CreateFMul(m, f(0.5f)), m);
+    e = b_.CreateAdd(e, b_.CreateZExt(above, int_type_));
+    llvm::Value* z = b_.CreateFSub(m, f(1.0f));
+    llvm::Value* ef = b_.CreateSIToFP(e, type_);
+    llvm::Value* z2 = b_.CreateFMul(z, z);
+    llvm::Value* y = b_.CreateFMul(b_.CreateFMul(z2, z), polynomial(kLogP, z));
+    y = mul_add(z2, f(-0.5f), y);
+    y = mul_add(ef, f(kLn2Lo), y);
+    llvm::Value* result = mul_add(ef, f(kLn2Hi), b_.CreateFAdd(z, y));
+    // log(+inf) = inf, log(+-0) = -inf, log(x < 0) and log(nan) = nan.
+    result = b_.CreateSelect(b_.CreateFCmpOEQ(x, infinity()), infinity(), result);
+    result = b_.CreateSelect(b_.CreateFCmpOEQ(x, f(0.0f)), b_.CreateFNeg(infinity()), result);
+    return b_.CreateSelect(b_.CreateFCmpULT(x, f(0.0f)), f(std::numeric_limits<float>::quiet_NaN()), result);
+  }
+
+  llvm::Value* tanh(llvm::Value* x) {
+    // On a = |x| < 0.625: a + a u P(u), u = a^2; above: 1 - 2 / (exp(2a) + 1); then x's sign.
+    llvm::Value* a = intrinsic(llvm::Intrinsic::fabs, {x});
+    llvm::Value* u = b_.CreateFMul(a, a);
+    llvm::Value* small = mul_add(b_.CreateFMul(a, u), polynomial(kTanhP, u), a);
+    llvm::Value* e = exp(b_.CreateFMul(a, f(2.0f)));
+    llvm::Value* large = b_.CreateFSub(f(1.0f), b_.CreateFDiv(f(2.0f), b_.CreateFAdd(e, f(1.0f))));
+    return intrinsic(llvm::Intrinsic::copysign, {b_.CreateSelect(b_.CreateFCmpOLT(a, f(0.625f)), small, large), x});
+  }
+
+  llvm::Value* erf(llvm::Value* x) {
+    // On a = |x| < 0.921875: a + a P(a^2); above: 1 - exp(Q(a)), a clamped at 3.925, where
+    // erf rounds to 1; then x's sign.
+    llvm::Value* a = intrinsic(llvm::Intrinsic::fabs, {x});
+    llvm::Value* small = mul_add(a, polynomial(kErfP, b_.CreateFMul(a, a)), a);
+    llvm::Value* large = b_.CreateFSub(f(1.0f), exp(polynomial(kErfcQ, at_most(a, 3.925f))));
+    return intrinsic(llvm::Intrinsic::copysign, {b_.CreateSelect(b_.CreateFCmpOLT(a, f(0.921875f)), small, large), x});
+  }
+
+  llvm::Value* sigmoid(llvm::Value* x) {
+    // With e = exp(-|x|): 1 / (1 + e) for x >= 0, e / (1 + e) below, so that exp never
+    // overflows and results down to the denormals are right.
+    llvm::Value* e = exp(b_.CreateFNeg(intrinsic(llvm::Intrinsic::fabs, {x})));
+    llvm::Value* numerator = b_.CreateSelect(b_.CreateFCmpOLT(x, f(0.0f)), e, f(1.0f));
+    return b_.CreateFDiv(numerator, b_.CreateFAdd(f(1.0f), e));
+  }
+
+ private:
+  llvm::IRBuilder<>& b_;
+  llvm::Type* type_;
+  llvm::Type* int_type_;
+};
+
+}  // namespace
+
+llvm::Value* vector_exp(llvm::IRBuilder<>& b, llvm::Value* x) { return MathEmitter(b, x).exp(x); }
+llvm::Value* vector_log(llvm::IRBuilder<>& b, llvm::Value* x) { return MathEmitter(b, x).log(x); }
+llvm::Value* vector_tanh(llvm::IRBuilder<>& b, llvm::Value* x) { return MathEmitter(b, x).tanh(x); }
+llvm::Value* vector_erf(llvm::IRBuilder<>& b, llvm::Value* x) { return MathEmitter(b, x).erf(x); }
+llvm::Value* vector_sigmoid(llvm::IRBuilder<>& b, llvm::Value* x) { return MathEmitter(b, x).sigmoid(x); }
+
+}  // namespace temper
