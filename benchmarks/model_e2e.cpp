@@ -13,7 +13,8 @@
 //
 // --models-dir DIR runs the models of scripts/make_bench_models.py found in DIR. Both sides
 // run on the same number of threads: the target's -num-cores, or one per core. Inputs are
-// random (seeded); every graph input must have a static shape. An output whose max abs
+// random (seeded), integer inputs are attention masks: ones, with the last eighth of each row
+// zero (padding); every graph input must have a static shape. An output whose max abs
 // error exceeds 1e-3 of the reference's largest output magnitude fails the run: a fast
 // wrong answer is no result. A model OpenCV cannot run (its importer refuses many
 // transformer exports) is timed without it, with one line saying why.
@@ -102,6 +103,14 @@ double time_round(const std::function<void()>& run, double min_round_ms) {
   return elapsed / calls;
 }
 
+// Ones with the last eighth of the last dimension zero: a padded sequence's attention mask.
+NDArray attention_mask(const std::vector<int64_t>& shape, DataType dtype) {
+  NDArray mask = NDArray::empty(shape, dtype);
+  int64_t row = shape.empty() ? 1 : shape.back();
+  for (int64_t k = 0; k < mask.size(); ++k) mask.set(k, k % row < row - row / 8 ? 1 : 0);
+  return mask;
+}
+
 cv::Mat as_mat(const NDArray& array) {
   std::vector<int> sizes(array.shape().begin(), array.shape().end());
   return cv::Mat(static_cast<int>(sizes.size()), sizes.data(), CV_32F, array.data());
@@ -145,11 +154,14 @@ ModelResult run_model(const std::string& path, const Options& options, const Tar
   uint64_t seed = 1;
   for (graph::ValueId v : g.inputs()) {
     const graph::Value& value = g.value(v);
-    if (value.type.dtype != DataType::float32()) {
-      throw UserError(
-          str(path, ": input '", value.name, "' is ", value.type.to_string(), "; the benchmark feeds float32"));
+    if (value.type.dtype == DataType::float32()) {
+      inputs[value.name] = NDArray::random(value.type.shape, value.type.dtype, seed++);
+    } else if (value.type.dtype == DataType::int64() || value.type.dtype == DataType::int32()) {
+      inputs[value.name] = attention_mask(value.type.shape, value.type.dtype);
+    } else {
+      throw UserError(str(path, ": input '", value.name, "' is ", value.type.to_string(),
+                          "; the benchmark feeds float32 and integer (attention-mask) inputs"));
     }
-    inputs[value.name] = NDArray::random(value.type.shape, value.type.dtype, seed++);
   }
 
   Clock::time_point start = Clock::now();
@@ -277,7 +289,7 @@ void print_table(const std::vector<ModelResult>& results, const FmaPeak& peak) {
 // The models of scripts/make_bench_models.py that DIR holds, in its order.
 std::vector<std::string> models_in(const std::string& dir) {
   std::vector<std::string> found;
-  for (const char* name : {"resnet18", "mobilenet_v2", "resnet50", "bert_layer", "bert_encoder"}) {
+  for (const char* name : {"resnet18", "mobilenet_v2", "resnet50", "bert_layer", "bert_encoder", "bert_masked"}) {
     std::string path = dir + "/" + name + ".onnx";
     if (std::filesystem::exists(path)) found.push_back(path);
   }

@@ -19,6 +19,12 @@ Random weights (seeded: the same files each run), fp32, batch 1:
                 gamma, Add beta on a [S,768] view, Reshape back: OpenCV 4.6 cannot broadcast
                 gamma over [1,S,768]), FFN 3072 with the Erf form of GELU, residual Add,
                 layer norm
+  bert_masked.onnx
+                hidden float32[1,S,384], attention_mask int64[1,S] -> encoded float32[1,S,384]:
+                a BERT-family model (6 layers of hidden 384, 12 heads, FFN 1536: MiniLM's
+                shape) written in PyTorch and exported by torch.onnx.export (opset 13): the
+                mask becomes (1 - mask) * -10000 added to every head's scores, nn.LayerNorm
+                and the Erf GELU as the exporter writes them
 Needs Debian's python3-onnx and python3-numpy, and for the CNNs python3-torch and
 python3-torchvision (/usr/bin/python3; scripts/install-deps.sh --bench installs them).
 """
@@ -82,6 +88,47 @@ def torchvision_cnn(out_dir, name, size):
     path = os.path.join(out_dir, name + ".onnx")
     torch.onnx.export(model, torch.randn(1, 3, size, size), path, opset_version=OPSET, input_names=["input"],
                       output_names=["logits"], do_constant_folding=True)
+    onnx.checker.check_model(onnx.load(path))
+
+
+def torch_bert(path, seq):
+    import torch
+
+    dim, heads, ffn, layers = 384, 12, 1536, 6
+    torch.manual_seed(20240611)
+
+    class Layer(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.q, self.k, self.v, self.o = (torch.nn.Linear(dim, dim) for _ in range(4))
+            self.ln1, self.ln2 = torch.nn.LayerNorm(dim, eps=1e-12), torch.nn.LayerNorm(dim, eps=1e-12)
+            self.fc1, self.fc2 = torch.nn.Linear(dim, ffn), torch.nn.Linear(ffn, dim)
+
+        def forward(self, x, mask_add):
+            def split(t):
+                return t.view(1, seq, heads, dim // heads).transpose(1, 2)
+
+            q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
+            scores = q @ k.transpose(-1, -2) / math.sqrt(dim // heads) + mask_add
+            context = (scores.softmax(-1) @ v).transpose(1, 2).reshape(1, seq, dim)
+            x = self.ln1(x + self.o(context))
+            return self.ln2(x + self.fc2(torch.nn.functional.gelu(self.fc1(x))))
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = torch.nn.ModuleList(Layer() for _ in range(layers))
+
+        def forward(self, hidden, attention_mask):
+            mask_add = (1.0 - attention_mask[:, None, None, :].to(torch.float32)) * -10000.0
+            for layer in self.layers:
+                hidden = layer(hidden, mask_add)
+            return hidden
+
+    model = Model().eval()
+    mask = torch.ones(1, seq, dtype=torch.int64)
+    torch.onnx.export(model, (torch.randn(1, seq, dim), mask), path, opset_version=OPSET,
+                      input_names=["hidden", "attention_mask"], output_names=["encoded"], do_constant_folding=True)
     onnx.checker.check_model(onnx.load(path))
 
 
@@ -151,7 +198,7 @@ def encoder(path, layers, seq):
                path)
 
 
-MODELS = list(CNNS) + ["bert_layer", "bert_encoder"]
+MODELS = list(CNNS) + ["bert_layer", "bert_encoder", "bert_masked"]
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -172,5 +219,7 @@ if __name__ == "__main__":
     for name in only:
         if name in CNNS:
             torchvision_cnn(args.dir, name, args.size)
+        elif name == "bert_masked":
+            torch_bert(os.path.join(args.dir, name + ".onnx"), args.seq)
         else:
             encoder(os.path.join(args.dir, name + ".onnx"), 1 if name == "bert_layer" else args.layers, args.seq)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "compiler/ir/functor.h"
@@ -80,6 +81,69 @@ bool find_gemm(const Schedule& s, const OpInstance& op, std::string& gemm, std::
     if (b.name != gemm && !b.is_reduction) epilogue = b.name;
   }
   return !gemm.empty();
+}
+
+// Softmax, layer norm and the like: every reduction runs along the output's rows (its
+// innermost axis). One parallel loop over the rows computes each row's statistics and then
+// the row, in L1 and local buffers of one row, instead of one parallel loop and one pass
+// over memory per stage; each reduction is vectorized by rfactor (one partial result per
+// lane, then their reduction). Returns false, leaving s as it was, for any other program.
+bool schedule_row_reductions(Schedule& s) {
+  std::vector<BlockInfo> blocks = collect_blocks(s.func());
+  if (blocks.empty() || !blocks.back().writes_param || blocks.back().is_reduction) return false;
+  int outputs = 0, reductions = 0;
+  for (const BlockInfo& b : blocks) {
+    outputs += b.writes_param;
+    reductions += b.is_reduction;
+  }
+  if (outputs != 1 || reductions == 0) return false;
+  Schedule t = s;
+  BlockRV out = t.get_block(blocks.back().name);
+  std::vector<LoopRV> loops = t.get_loops(out);
+  if (loops.size() < 2) return false;
+  int64_t row_length = loop_extent(t, loops.back());
+  int width = vector_width_for(row_length);
+  int64_t rows = 1;
+  for (size_t l = 0; l + 1 < loops.size(); ++l) rows *= loop_extent(t, loops[l]);
+  if (width == 0 || rows < 2 * num_threads()) return false;
+  for (const BlockInfo& b : blocks) {
+    if (!b.is_reduction) continue;
+    std::vector<LoopRV> rl = t.get_loops(t.get_block(b.name));
+    int reduce_loops = static_cast<int>(std::count(b.loop_is_reduce.begin(), b.loop_is_reduce.end(), true));
+    if (reduce_loops != 1 || !b.loop_is_reduce.back() || loop_extent(t, rl.back()) != row_length) return false;
+  }
+  try {
+    std::vector<BlockRV> partials;
+    for (const BlockInfo& b : blocks) {
+      if (!b.is_reduction) continue;
+      std::vector<LoopRV> parts = t.split(t.get_loops(t.get_block(b.name)).back(), {std::nullopt, width});
+      BlockRV rf = t.rfactor(parts[1], 0);
+      std::vector<LoopRV> rl = t.get_loops(rf);
+      t.reorder({rl[rl.size() - 1], rl[rl.size() - 2]});  // the lanes innermost
+      partials.push_back(rf);
+    }
+    loops = t.get_loops(out);
+    LoopRV row = loops.size() > 2 ? t.fuse(std::vector<LoopRV>(loops.begin(), loops.end() - 1)) : loops[0];
+    t.parallel(row);
+    for (const BlockInfo& b : blocks_outputs_first(t)) {
+      if (!b.writes_param) t.compute_at(t.get_block(b.name), row);
+    }
+    std::set<std::string> vectorized;
+    for (BlockRV rf : partials) {
+      std::vector<LoopRV> rl = t.get_loops(rf);
+      BlockRV init = t.decompose_reduction(rf, rl[rl.size() - 2]);
+      t.vectorize(t.get_loops(init).back());
+      t.vectorize(t.get_loops(rf).back());
+      vectorized.insert({t.block_name(rf), t.block_name(init)});
+    }
+    for (const BlockInfo& b : collect_blocks(t.func())) {
+      if (!b.is_reduction && !vectorized.count(b.name)) vectorize_innermost_spatial(t, t.get_block(b.name));
+    }
+  } catch (const ScheduleError&) {
+    return false;
+  }
+  s = t;
+  return true;
 }
 
 }  // namespace
@@ -194,6 +258,7 @@ Schedule schedule_cpu_default(const OpInstance& op, const Target& target) {
     return schedule_gemm_op_cpu(
         op, GemmTiling::for_target(target, loop_extent(s, loops[n - 3]), loop_extent(s, loops[n - 2])));
   }
+  if (schedule_row_reductions(s)) return s;
   inline_padding(s);
   apply_tiled(s);
   return s;

@@ -5,6 +5,7 @@
 
 #include "compiler/codegen/build.h"
 #include "compiler/ir/printer.h"
+#include "compiler/lower/lower.h"
 #include "compiler/ops/cpu_schedules.h"
 #include "compiler/ops/op_data.h"
 
@@ -36,6 +37,10 @@ const char* kWorkloads[] = {
     "gelu:shape=4x48",
     "softmax:shape=8x64,axis=1",
     "layer_norm:shape=8x64,axis=1",
+    "softmax:shape=2x3x20x48,axis=3",
+    "softmax:shape=64x8,axis=0",
+    "layer_norm:shape=6x40,axis=1",
+    "layer_norm:shape=2x4x8x16,axis=2",
     "batch_norm:shape=2x16x8x8",
     "transpose:shape=16x32x4,perm=2x0x1",
     "scale_bias:shape=2x8x4x4,axis=1",
@@ -148,6 +153,24 @@ TEST(OpsUnderSchedules, SchedulesHaveTheirStructure) {
   bool has_compute_at = false;
   for (const auto& inst : trace) has_compute_at |= inst["kind"] == "ComputeAt";
   EXPECT_TRUE(has_compute_at) << s.func();
+}
+
+// Softmax and layer norm over rows: one parallel loop over the rows, the reductions
+// vectorized through per-lane partial results (rfactor), no buffer of the input's size.
+TEST(OpsUnderSchedules, RowReductionsRunInOneParallelLoopOverTheRows) {
+  for (const char* w : {"softmax:shape=12x128x128,axis=2", "layer_norm:shape=128x384,axis=1"}) {
+    ops::OpInstance op = ops::instantiate(ops::Workload::parse(w));
+    std::string lowered = to_string(lower(ops::schedule_cpu_default(op).func()));
+    size_t first = lowered.find("parallel for");
+    EXPECT_NE(first, std::string::npos) << w << lowered;
+    EXPECT_EQ(lowered.find("parallel for", first + 1), std::string::npos) << w << lowered;
+    EXPECT_NE(lowered.find("_rf[ramp(0, 1, 16)] = broadcast"), std::string::npos) << w << lowered;
+    EXPECT_EQ(lowered.find("float32[196608]"), std::string::npos) << w << lowered;
+  }
+  // A softmax along the outer axis is no row reduction: one loop nest per stage.
+  ops::OpInstance columns = ops::instantiate(ops::Workload::parse("softmax:shape=64x8,axis=0"));
+  std::string lowered = to_string(lower(ops::schedule_cpu_default(columns).func()));
+  EXPECT_EQ(lowered.find("_rf"), std::string::npos) << lowered;
 }
 
 // A function that returns without writing its output.

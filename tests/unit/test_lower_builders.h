@@ -43,8 +43,9 @@ inline int64_t element_count(const Buffer& b) {
 }
 
 // Runs both functions on the same inputs (all parameters filled with test data) and
-// expects bit-identical parameter contents afterwards.
-inline void expect_same_results(const PrimFunc& before, const PrimFunc& after) {
+// expects bit-identical parameter contents afterwards, or within relative_tolerance where
+// the schedule reassociates a reduction (rfactor adds in another order).
+inline void expect_same_results(const PrimFunc& before, const PrimFunc& after, double relative_tolerance = 0) {
   ASSERT_EQ(before.params.size(), after.params.size());
   std::vector<std::vector<double>> a, b;
   for (size_t i = 0; i < before.params.size(); ++i) {
@@ -61,7 +62,12 @@ inline void expect_same_results(const PrimFunc& before, const PrimFunc& after) {
   for (size_t i = 0; i < a.size(); ++i) {
     for (size_t k = 0; k < a[i].size(); ++k) {
       ASSERT_FALSE(std::isnan(b[i][k])) << before.params[i]->name << "[" << k << "] is NaN after\n" << after;
-      ASSERT_EQ(a[i][k], b[i][k]) << before.params[i]->name << "[" << k << "] differs after\n" << after;
+      if (relative_tolerance == 0) {
+        ASSERT_EQ(a[i][k], b[i][k]) << before.params[i]->name << "[" << k << "] differs after\n" << after;
+      } else {
+        ASSERT_LE(std::fabs(a[i][k] - b[i][k]), relative_tolerance * std::max(1.0, std::fabs(a[i][k])))
+            << before.params[i]->name << "[" << k << "] differs after\n" << after;
+      }
     }
   }
 }

@@ -200,7 +200,9 @@ TEST_P(LowerCpuSchedules, ComputeWhatTheDefinitionDoes) {
   const OpCase& c = GetParam();
   ops::OpInstance op = ops::instantiate(ops::Workload::parse(c.workload));
   Schedule s = c.fn(op);
-  expect_same_results(op.func, lower(s.func(), verified()));
+  // The default softmax sums its rows by lanes (rfactor): the same float32 sums in another
+  // order.
+  expect_same_results(op.func, lower(s.func(), verified()), 1e-6);
 }
 
 std::vector<OpCase> op_cases() {
