@@ -210,4 +210,85 @@ std::string OnednnConv2d::implementation() const {
   return text;
 }
 
+struct OnednnRowOp::State {
+  Kind kind;
+  dnnl_engine_t engine = nullptr;
+  dnnl_stream_t stream = nullptr;
+  dnnl_primitive_desc_t pd = nullptr;
+  dnnl_primitive_t primitive = nullptr;
+  dnnl_memory_t src = nullptr, dst = nullptr, scale = nullptr, shift = nullptr, scratchpad = nullptr;
+};
+
+OnednnRowOp::OnednnRowOp(Kind kind, int64_t rows, int64_t row_length, const float* input, float* output,
+                         const float* gamma, const float* beta, float epsilon)
+    : state_(std::make_unique<State>()) {
+  State& st = *state_;
+  st.kind = kind;
+  check_dnnl(dnnl_engine_create(&st.engine, dnnl_cpu, 0), "dnnl_engine_create");
+  check_dnnl(dnnl_stream_create(&st.stream, st.engine, dnnl_stream_default_flags), "dnnl_stream_create");
+  dnnl_dims_t dims = {rows, row_length};
+  dnnl_memory_desc_t data_md;
+  check_dnnl(dnnl_memory_desc_init_by_tag(&data_md, 2, dims, dnnl_f32, dnnl_ab), "data memory desc");
+  dnnl_primitive_attr_t attr;
+  check_dnnl(dnnl_primitive_attr_create(&attr), "dnnl_primitive_attr_create");
+  check_dnnl(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user), "scratchpad mode");
+  dnnl_status_t created;
+  if (kind == Kind::Softmax) {
+    dnnl_softmax_desc_t desc;
+    check_dnnl(dnnl_softmax_forward_desc_init(&desc, dnnl_forward_inference, &data_md, 1),
+               "dnnl_softmax_forward_desc_init");
+    created = dnnl_primitive_desc_create(&st.pd, &desc, attr, st.engine, nullptr);
+  } else {
+    dnnl_layer_normalization_desc_t desc;
+    check_dnnl(dnnl_layer_normalization_forward_desc_init(&desc, dnnl_forward_inference, &data_md, nullptr, epsilon,
+                                                          dnnl_use_scale | dnnl_use_shift),
+               "dnnl_layer_normalization_forward_desc_init");
+    created = dnnl_primitive_desc_create(&st.pd, &desc, attr, st.engine, nullptr);
+  }
+  dnnl_primitive_attr_destroy(attr);
+  check_dnnl(created, "dnnl_primitive_desc_create (row op)");
+  check_dnnl(dnnl_primitive_create(&st.primitive, st.pd), "dnnl_primitive_create");
+  check_dnnl(dnnl_memory_create(&st.src, &data_md, st.engine, const_cast<float*>(input)), "src memory");
+  check_dnnl(dnnl_memory_create(&st.dst, &data_md, st.engine, output), "dst memory");
+  if (kind == Kind::LayerNorm) {
+    dnnl_dims_t channel_dims = {row_length};
+    dnnl_memory_desc_t channel_md;
+    check_dnnl(dnnl_memory_desc_init_by_tag(&channel_md, 1, channel_dims, dnnl_f32, dnnl_a), "scale memory desc");
+    check_dnnl(dnnl_memory_create(&st.scale, &channel_md, st.engine, const_cast<float*>(gamma)), "scale memory");
+    check_dnnl(dnnl_memory_create(&st.shift, &channel_md, st.engine, const_cast<float*>(beta)), "shift memory");
+  }
+  const dnnl_memory_desc_t* scratch_md = dnnl_primitive_desc_query_md(st.pd, dnnl_query_scratchpad_md, 0);
+  if (scratch_md && dnnl_memory_desc_get_size(scratch_md) > 0) {
+    check_dnnl(dnnl_memory_create(&st.scratchpad, scratch_md, st.engine, DNNL_MEMORY_ALLOCATE), "scratchpad memory");
+  }
+}
+
+OnednnRowOp::~OnednnRowOp() {
+  State& st = *state_;
+  for (dnnl_memory_t m : {st.src, st.dst, st.scale, st.shift, st.scratchpad}) {
+    if (m) dnnl_memory_destroy(m);
+  }
+  if (st.primitive) dnnl_primitive_destroy(st.primitive);
+  if (st.pd) dnnl_primitive_desc_destroy(st.pd);
+  if (st.stream) dnnl_stream_destroy(st.stream);
+  if (st.engine) dnnl_engine_destroy(st.engine);
+}
+
+void OnednnRowOp::run() {
+  State& st = *state_;
+  std::vector<dnnl_exec_arg_t> args = {{DNNL_ARG_SRC, st.src}, {DNNL_ARG_DST, st.dst}};
+  if (st.scale) args.push_back({DNNL_ARG_SCALE, st.scale});
+  if (st.shift) args.push_back({DNNL_ARG_SHIFT, st.shift});
+  if (st.scratchpad) args.push_back({DNNL_ARG_SCRATCHPAD, st.scratchpad});
+  check_dnnl(dnnl_primitive_execute(st.primitive, st.stream, static_cast<int>(args.size()), args.data()),
+             "dnnl_primitive_execute (row op)");
+  check_dnnl(dnnl_stream_wait(st.stream), "dnnl_stream_wait");
+}
+
+std::string OnednnRowOp::implementation() const {
+  const char* name = nullptr;
+  check_dnnl(dnnl_primitive_desc_query(state_->pd, dnnl_query_impl_info_str, 0, &name), "impl info");
+  return name ? name : "?";
+}
+
 }  // namespace temper::bench

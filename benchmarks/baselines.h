@@ -63,4 +63,24 @@ class OnednnConv2d {
   std::unique_ptr<State> state_;
 };
 
+// oneDNN's softmax (over the last axis) or layer normalization (over the last axis, with
+// scale and shift) on a plain row-major [rows, row_length] fp32 array, forward inference,
+// built once and run many times on the arrays given to the constructor.
+class OnednnRowOp {
+ public:
+  enum class Kind { Softmax, LayerNorm };
+  // gamma and beta: the layer norm's scale and shift (row_length each), unused for softmax.
+  OnednnRowOp(Kind kind, int64_t rows, int64_t row_length, const float* input, float* output,
+              const float* gamma = nullptr, const float* beta = nullptr, float epsilon = 1e-5f);
+  ~OnednnRowOp();
+  OnednnRowOp(const OnednnRowOp&) = delete;
+  OnednnRowOp& operator=(const OnednnRowOp&) = delete;
+  void run();
+  std::string implementation() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 }  // namespace temper::bench
