@@ -65,6 +65,32 @@ TEST(NchwcTemplate, DefaultTileOnAvx512) {
   EXPECT_EQ(knobs["tile_q"], 7);
 }
 
+TEST(NchwcTemplate, PointwiseDefaultTileOnAvx512) {
+  Target avx512 = Target::parse("llvm -mcpu=skylake-avx512");
+  // One block of channels by up to 14 columns; on a 7x7 map rows outermost, the input
+  // block's lanes unrolled.
+  nlohmann::json wide =
+      task_of("conv2d_nchwc:N=1,C=512,H=28,W=28,K=128,R=1,S=1,in_block=16,out_block=16", avx512)
+          ->default_config()
+          .to_json()["knobs"];
+  EXPECT_EQ(wide["tile_kb"], 1);
+  EXPECT_EQ(wide["tile_q"], 14);
+  EXPECT_EQ(wide["outer_order"], "k_p");
+  nlohmann::json small =
+      task_of("conv2d_nchwc:N=1,C=960,H=7,W=7,K=160,R=1,S=1,in_block=16,out_block=16", avx512)
+          ->default_config()
+          .to_json()["knobs"];
+  EXPECT_EQ(small["tile_q"], 7);
+  EXPECT_EQ(small["outer_order"], "p_k");
+  EXPECT_EQ(small["unroll_ci"], true);
+  // A strided projection keeps the two-block tile of the other convs.
+  nlohmann::json strided =
+      task_of("conv2d_nchwc:N=1,C=256,H=14,W=14,K=512,R=1,S=1,stride=2,in_block=16,out_block=16", avx512)
+          ->default_config()
+          .to_json()["knobs"];
+  EXPECT_EQ(strided["tile_kb"], 2);
+}
+
 // The plain conv of x and w, blocked, equals the blocked conv of the packed arrays: the
 // packing puts every weight where the blocked kernel reads it, and the zero tails keep
 // the padded channels out of the real ones.
