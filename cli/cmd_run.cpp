@@ -183,11 +183,18 @@ void print_profile(const graph::ExecutionPlan& plan, std::vector<std::vector<dou
   std::vector<size_t> order(call_s.size());
   for (size_t c = 0; c < order.size(); ++c) order[c] = c;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return median[a] > median[b]; });
+  // The kernels the log times: their sum in the model against the log's, the tuner's
+  // estimate of the model (tune MODEL's "latency ... estimated").
+  int logged = 0;
+  double logged_model_s = 0, logged_log_s = 0;
   for (size_t c : order) {
     const graph::KernelCall& call = plan.calls[c];
     const graph::PlannedArray& out = plan.arrays[call.args.back()];
     std::string in_log;
     if (std::optional<double> t = logged_s(call)) {
+      ++logged;
+      logged_model_s += median[c];
+      logged_log_s += *t;
       char text[64];
       std::snprintf(text, sizeof text, "  (log %.3f ms, model/log %.2fx)", *t * 1e3, median[c] / *t);
       in_log = text;
@@ -199,10 +206,18 @@ void print_profile(const graph::ExecutionPlan& plan, std::vector<std::vector<dou
                   call.function.c_str(), out.name.c_str(), out.type.to_string().c_str(), in_log.c_str());
     print_line("profile", line);
   }
-  char line[160];
+  char line[256];
   std::snprintf(line, sizeof line, "%9.3f ms in %zu kernels, %.1f%% of the median latency %.3f ms", total * 1e3,
                 call_s.size(), 100 * total / latency_s, latency_s * 1e3);
   print_line("profile", line);
+  if (logged > 0) {
+    std::snprintf(line, sizeof line,
+                  "%9.3f ms in the %d kernels the log times, which it estimates at %.3f ms (model/log %.2fx); the "
+                  "other %zu kernels take %.3f ms",
+                  logged_model_s * 1e3, logged, logged_log_s * 1e3, logged_model_s / logged_log_s,
+                  call_s.size() - static_cast<size_t>(logged), (total - logged_model_s) * 1e3);
+    print_line("profile", line);
+  }
   int conversions = 0;
   double conversion_s = 0;
   for (size_t c = 0; c < call_s.size(); ++c) {

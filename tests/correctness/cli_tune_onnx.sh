@@ -72,6 +72,7 @@ run run cnn.onnx --db cnn.db --repeat 3 --profile
 [[ $(grep -cE "^profile .*  t[0-9]+_.* \(log [0-9.]+ ms, model/log [0-9.]+x\)$" <<<"$out") -eq 3 ]] ||
   fail "--profile with --db does not set each of the 3 tuned kernels beside the log"
 expect "^profile +[0-9.]+ ms in [0-9]+ kernels, [0-9.]+% of the median latency [0-9.]+ ms$"
+expect "^profile +[0-9.]+ ms in the 3 kernels the log times, which it estimates at [0-9.]+ ms \(model/log [0-9.]+x\); the other [0-9]+ kernels take [0-9.]+ ms$"
 
 echo "== a second run resumes: the 16 trials in the log spend the budget"
 run tune cnn.onnx --db cnn.db --trials 16 --tuner random --seed 1 --task-scheduler round-robin --confirm 0 "${fast[@]}"
