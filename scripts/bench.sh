@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Builds the benchmarks (installing oneDNN, OpenBLAS and OpenCV's dnn module) and runs one of them.
-# Usage: scripts/bench.sh [matmul_schedules|tune_matmul|conv_templates|cost_model|model_e2e|gpu_matmul] [options of that benchmark]
+# Usage: scripts/bench.sh [matmul_schedules|tune_matmul|conv_templates|row_ops|cost_model|model_e2e|gpu_matmul] [options of that benchmark]
 #
 # model_e2e runs end to end: writes the models into bench_logs/models/ (scripts/make_bench_models.py:
-# ResNet-18, MobileNetV2, ResNet-50 from torchvision, a BERT-base encoder layer and a 4-layer encoder),
+# ResNet-18, MobileNetV2, ResNet-50 from torchvision, a BERT-base encoder layer, a 4-layer encoder
+# and a 6-layer BERT-family model with an attention mask exported from PyTorch),
 # makes a venv bench_logs/venv with onnxruntime from PyPI (the baseline; never a dependency of the
 # build), tunes each model with `temper tune MODEL.onnx` into bench_logs/model_e2e.db, then times
 # Temper (default schedules and the log's) against onnxruntime and OpenCV. Its settings, from the
 # environment:
-#   MODEL_E2E_MODELS       the models, comma-separated (default resnet18,mobilenet_v2,resnet50,bert_layer,bert_encoder)
+#   MODEL_E2E_MODELS       the models, comma-separated (default resnet18,mobilenet_v2,resnet50,bert_layer,
+#                          bert_encoder,bert_masked)
 #   MODEL_E2E_TRIALS       trials per model, shared by its tasks (default 1000; 0: no tuning, no --db)
 #   MODEL_E2E_TIME_BUDGET  at most this long tuning each model (default 30m)
 #   MODEL_E2E_SPACE        temper tune's --space: template (default), auto or both
@@ -65,7 +67,7 @@ trials="${MODEL_E2E_TRIALS:-1000}"
 time_budget="${MODEL_E2E_TIME_BUDGET:-30m}"
 space="${MODEL_E2E_SPACE:-template}"
 scheduler="${MODEL_E2E_SCHEDULER:-gradient}"
-model_list="${MODEL_E2E_MODELS:-resnet18,mobilenet_v2,resnet50,bert_layer,bert_encoder}"
+model_list="${MODEL_E2E_MODELS:-resnet18,mobilenet_v2,resnet50,bert_layer,bert_encoder,bert_masked}"
 rm -f "$models"/*.onnx  # only the models asked for are timed
 /usr/bin/python3 "$root/scripts/make_bench_models.py" "$models" --size "${MODEL_E2E_SIZE:-224}" \
   --layers "${MODEL_E2E_LAYERS:-4}" --seq "${MODEL_E2E_SEQ:-128}" --only "$model_list"

@@ -217,6 +217,8 @@ void schedule_gemm_cpu(Schedule& s, BlockRV gemm, int b_read_index, const BlockR
   for (BlockRV b : {out, init}) vectorize_innermost_spatial(s, b);
 }
 
+constexpr int64_t kRowsReadingPanelsInPlace = 128;
+
 GemmTiling GemmTiling::for_target(const Target& target, int64_t m, int64_t n) {
   int bits = target.vector_bits();
   int lanes = bits / 32;
@@ -227,9 +229,12 @@ GemmTiling GemmTiling::for_target(const Target& target, int64_t m, int64_t n) {
   while (t.nr > lanes && n % t.nr != 0) t.nr -= lanes;
   if (m < t.mr) t.mr = static_cast<int>(m);
   if (n < t.nr) t.nr = static_cast<int>(n);
-  // One row tile reads each panel once: copying the panel first is one more pass over B
-  // (dense 1x1000x1280, Zen 4, 2 threads: 0.78 ms with the copies, 0.42 without).
-  if (m <= t.mr) t.pack_b = false;
+  // Up to 128 rows read each panel in place: copying it first is one more pass over B,
+  // which a model reads cold (dense 1x1000x1280, Zen 4, 2 threads: 0.78 ms with the
+  // copies, 0.42 without; BERT's 128-row MatMuls: tuning chose no copy on every shape,
+  // and the default's copies cost 1.4x in the model). Longer panels, read by more row
+  // tiles, pay for the copy (1024^3).
+  if (m <= kRowsReadingPanelsInPlace) t.pack_b = false;
   return t;
 }
 

@@ -108,16 +108,20 @@ TEST(GemmTemplate, DefaultFollowsTheTargetsVectorWidth) {
   EXPECT_EQ(avx512->default_config().knob_int("mr"), 8);
   EXPECT_EQ(avx512->default_config().knob_int("nr"), 32);
   EXPECT_EQ(avx512->space().knob("nr").choices, (std::vector<json>{16, 32, 64}));
-  // One row tile reads each panel once: no panel copy, and dense's constant weight is
-  // packed once into contiguous panels; with several row tiles transposed once (KN).
-  // Another B stored [N, K] is transposed only for several row tiles.
+  // Up to 128 rows read each panel in place, more copy it first. One row tile: dense's
+  // constant weight is packed once into contiguous panels; with several row tiles
+  // transposed once (KN). Another B stored [N, K] is transposed only for several row tiles.
+  EXPECT_TRUE(avx512->default_config()["pack_b"].get<bool>());
+  EXPECT_FALSE(task_of("matmul:M=128,N=1536,K=384", Target::parse("llvm -mcpu=skylake-avx512"))
+                   ->default_config()["pack_b"]
+                   .get<bool>());
   std::unique_ptr<Task> narrow = task_of("dense:M=3,N=7,K=2", Target::parse("llvm -mcpu=haswell"));
   EXPECT_EQ(
       narrow->default_config().to_json()["knobs"],
       json::parse(R"({"mr": 3, "nr": 7, "unroll_k": 1, "pack_b": false, "parallel": true, "b_layout": "panels"})"));
   EXPECT_EQ(task_of("dense:M=7,N=7,K=2", Target::parse("llvm -mcpu=haswell"))->default_config().knob_string("b_layout"),
             "KN");
-  EXPECT_TRUE(task_of("dense:M=7,N=7,K=2", Target::parse("llvm -mcpu=haswell"))->default_config()["pack_b"].get<bool>());
+  EXPECT_FALSE(task_of("dense:M=7,N=7,K=2", Target::parse("llvm -mcpu=haswell"))->default_config()["pack_b"].get<bool>());
   EXPECT_EQ(task_of("matmul:M=3,N=7,K=2,transpose_b=1", Target::parse("llvm -mcpu=haswell"))
                 ->default_config()
                 .knob_string("b_layout"),
@@ -157,7 +161,7 @@ TEST(GemmTemplate, BLayoutIsAKnobWhereBIsStoredTransposed) {
 // the tile (no local accumulator). Without pack_b, W_pack runs whole, in parallel, first.
 TEST(GemmTemplate, TransposedBIsPackedPerPanelByTheOpsOwnStage) {
   std::unique_ptr<Task> task = task_of("dense:M=24,N=64,K=32,bias=1,act=relu", Target::parse("llvm -mcpu=haswell"));
-  Config c = task->default_config();
+  Config c = with_knob(task->default_config(), "pack_b", true);
   Schedule s = task->apply(c);
   const PrimFunc& f = s.func();
   EXPECT_EQ(f.name, task->op().func.name);
