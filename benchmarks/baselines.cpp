@@ -57,16 +57,65 @@ std::string layout_name(const dnnl_memory_desc_t& md, const char* letters) {
   return name;
 }
 
-}  // namespace
-
-struct OnednnConv2d::State {
-  OnednnConvLayout layout;
+// What every oneDNN baseline holds: a CPU engine and stream, one primitive built from an
+// op descriptor with a user-managed scratchpad (every allocation stays out of the timed
+// calls), and that scratchpad; released in reverse order.
+struct OnednnPrimitive {
   dnnl_engine_t engine = nullptr;
   dnnl_stream_t stream = nullptr;
   dnnl_primitive_desc_t pd = nullptr;
   dnnl_primitive_t primitive = nullptr;
+  dnnl_memory_t scratchpad = nullptr;
+
+  OnednnPrimitive() {
+    check_dnnl(dnnl_engine_create(&engine, dnnl_cpu, 0), "dnnl_engine_create");
+    check_dnnl(dnnl_stream_create(&stream, engine, dnnl_stream_default_flags), "dnnl_stream_create");
+  }
+  ~OnednnPrimitive() {
+    if (scratchpad) dnnl_memory_destroy(scratchpad);
+    if (primitive) dnnl_primitive_destroy(primitive);
+    if (pd) dnnl_primitive_desc_destroy(pd);
+    if (stream) dnnl_stream_destroy(stream);
+    if (engine) dnnl_engine_destroy(engine);
+  }
+  OnednnPrimitive(const OnednnPrimitive&) = delete;
+  OnednnPrimitive& operator=(const OnednnPrimitive&) = delete;
+
+  void create(const_dnnl_op_desc_t desc, const char* what) {
+    dnnl_primitive_attr_t attr;
+    check_dnnl(dnnl_primitive_attr_create(&attr), "dnnl_primitive_attr_create");
+    check_dnnl(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user), "scratchpad mode");
+    dnnl_status_t created = dnnl_primitive_desc_create(&pd, desc, attr, engine, nullptr);
+    dnnl_primitive_attr_destroy(attr);
+    check_dnnl(created, (std::string("dnnl_primitive_desc_create (") + what + ")").c_str());
+    check_dnnl(dnnl_primitive_create(&primitive, pd), "dnnl_primitive_create");
+    const dnnl_memory_desc_t* scratch_md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    if (scratch_md && dnnl_memory_desc_get_size(scratch_md) > 0) {
+      check_dnnl(dnnl_memory_create(&scratchpad, scratch_md, engine, DNNL_MEMORY_ALLOCATE), "scratchpad memory");
+    }
+  }
+
+  // Runs the primitive on args (the scratchpad added) and waits for it.
+  void execute(std::vector<dnnl_exec_arg_t> args, const char* what) {
+    if (scratchpad) args.push_back({DNNL_ARG_SCRATCHPAD, scratchpad});
+    check_dnnl(dnnl_primitive_execute(primitive, stream, static_cast<int>(args.size()), args.data()),
+               (std::string("dnnl_primitive_execute (") + what + ")").c_str());
+    check_dnnl(dnnl_stream_wait(stream), "dnnl_stream_wait");
+  }
+
+  std::string implementation() const {
+    const char* name = nullptr;
+    check_dnnl(dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name), "impl info");
+    return name ? name : "?";
+  }
+};
+
+}  // namespace
+
+struct OnednnConv2d::State : OnednnPrimitive {
+  OnednnConvLayout layout;
   // What the primitive runs on: the caller's arrays (Plain) or its own buffers (Blocked).
-  dnnl_memory_t src = nullptr, weights = nullptr, dst = nullptr, scratchpad = nullptr;
+  dnnl_memory_t src = nullptr, weights = nullptr, dst = nullptr;
   // Blocked only: the caller's plain arrays, reordered from and to the buffers above.
   dnnl_memory_t user_src = nullptr, user_weights = nullptr, user_dst = nullptr;
 
@@ -92,8 +141,6 @@ struct OnednnConv2d::State {
 OnednnConv2d::OnednnConv2d(const ConvShape& c, OnednnConvLayout layout) : state_(std::make_unique<State>()) {
   State& st = *state_;
   st.layout = layout;
-  check_dnnl(dnnl_engine_create(&st.engine, dnnl_cpu, 0), "dnnl_engine_create");
-  check_dnnl(dnnl_stream_create(&st.stream, st.engine, dnnl_stream_default_flags), "dnnl_stream_create");
   dnnl_dims_t src_dims = {c.N, c.C, c.H, c.W};
   // Grouped: [groups, K/groups, C/groups, R, S], the same bytes as Temper's [K, C/groups, R, S].
   int weight_ndims = c.groups > 1 ? 5 : 4;
@@ -124,14 +171,7 @@ OnednnConv2d::OnednnConv2d(const ConvShape& c, OnednnConvLayout layout) : state_
                                                 blocked ? &any_src_md : &src_md, blocked ? &any_weight_md : &weight_md,
                                                 nullptr, blocked ? &any_dst_md : &dst_md, strides, pad_l, pad_r),
              "dnnl_convolution_forward_desc_init");
-  dnnl_primitive_attr_t attr;
-  check_dnnl(dnnl_primitive_attr_create(&attr), "dnnl_primitive_attr_create");
-  // A user-managed scratchpad keeps every allocation out of run().
-  check_dnnl(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user), "scratchpad mode");
-  dnnl_status_t created = dnnl_primitive_desc_create(&st.pd, &desc, attr, st.engine, nullptr);
-  dnnl_primitive_attr_destroy(attr);
-  check_dnnl(created, "dnnl_primitive_desc_create (convolution)");
-  check_dnnl(dnnl_primitive_create(&st.primitive, st.pd), "dnnl_primitive_create");
+  st.create(&desc, "convolution");
   if (blocked) {
     const dnnl_memory_desc_t* chosen_src = dnnl_primitive_desc_query_md(st.pd, dnnl_query_src_md, 0);
     const dnnl_memory_desc_t* chosen_weights = dnnl_primitive_desc_query_md(st.pd, dnnl_query_weights_md, 0);
@@ -148,21 +188,13 @@ OnednnConv2d::OnednnConv2d(const ConvShape& c, OnednnConvLayout layout) : state_
     check_dnnl(dnnl_memory_create(&st.weights, &weight_md, st.engine, DNNL_MEMORY_NONE), "weight memory");
     check_dnnl(dnnl_memory_create(&st.dst, &dst_md, st.engine, DNNL_MEMORY_NONE), "dst memory");
   }
-  const dnnl_memory_desc_t* scratch_md = dnnl_primitive_desc_query_md(st.pd, dnnl_query_scratchpad_md, 0);
-  if (scratch_md && dnnl_memory_desc_get_size(scratch_md) > 0) {
-    check_dnnl(dnnl_memory_create(&st.scratchpad, scratch_md, st.engine, DNNL_MEMORY_ALLOCATE), "scratchpad memory");
-  }
 }
 
 OnednnConv2d::~OnednnConv2d() {
   State& st = *state_;
-  for (dnnl_memory_t m : {st.src, st.weights, st.dst, st.scratchpad, st.user_src, st.user_weights, st.user_dst}) {
+  for (dnnl_memory_t m : {st.src, st.weights, st.dst, st.user_src, st.user_weights, st.user_dst}) {
     if (m) dnnl_memory_destroy(m);
   }
-  if (st.primitive) dnnl_primitive_destroy(st.primitive);
-  if (st.pd) dnnl_primitive_desc_destroy(st.pd);
-  if (st.stream) dnnl_stream_destroy(st.stream);
-  if (st.engine) dnnl_engine_destroy(st.engine);
 }
 
 void OnednnConv2d::bind(const float* input, const float* weight, float* output) {
@@ -182,13 +214,7 @@ void OnednnConv2d::bind(const float* input, const float* weight, float* output) 
 
 void OnednnConv2d::run() {
   State& st = *state_;
-  dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, st.src},
-                             {DNNL_ARG_WEIGHTS, st.weights},
-                             {DNNL_ARG_DST, st.dst},
-                             {DNNL_ARG_SCRATCHPAD, st.scratchpad}};
-  int nargs = st.scratchpad ? 4 : 3;
-  check_dnnl(dnnl_primitive_execute(st.primitive, st.stream, nargs, args), "dnnl_primitive_execute (convolution)");
-  check_dnnl(dnnl_stream_wait(st.stream), "dnnl_stream_wait");
+  st.execute({{DNNL_ARG_SRC, st.src}, {DNNL_ARG_WEIGHTS, st.weights}, {DNNL_ARG_DST, st.dst}}, "convolution");
 }
 
 void OnednnConv2d::fetch_output() {
@@ -198,9 +224,7 @@ void OnednnConv2d::fetch_output() {
 
 std::string OnednnConv2d::implementation() const {
   const State& st = *state_;
-  const char* info = nullptr;
-  check_dnnl(dnnl_primitive_desc_query(st.pd, dnnl_query_impl_info_str, 0, &info), "impl info");
-  std::string text = info ? info : "?";
+  std::string text = st.implementation();
   if (st.layout == OnednnConvLayout::Blocked) {
     text += " src=" + layout_name(*dnnl_primitive_desc_query_md(st.pd, dnnl_query_src_md, 0), "nchw");
     const dnnl_memory_desc_t* weights = dnnl_primitive_desc_query_md(st.pd, dnnl_query_weights_md, 0);
@@ -210,44 +234,29 @@ std::string OnednnConv2d::implementation() const {
   return text;
 }
 
-struct OnednnRowOp::State {
-  Kind kind;
-  dnnl_engine_t engine = nullptr;
-  dnnl_stream_t stream = nullptr;
-  dnnl_primitive_desc_t pd = nullptr;
-  dnnl_primitive_t primitive = nullptr;
-  dnnl_memory_t src = nullptr, dst = nullptr, scale = nullptr, shift = nullptr, scratchpad = nullptr;
+struct OnednnRowOp::State : OnednnPrimitive {
+  dnnl_memory_t src = nullptr, dst = nullptr, scale = nullptr, shift = nullptr;
 };
 
 OnednnRowOp::OnednnRowOp(Kind kind, int64_t rows, int64_t row_length, const float* input, float* output,
                          const float* gamma, const float* beta, float epsilon)
     : state_(std::make_unique<State>()) {
   State& st = *state_;
-  st.kind = kind;
-  check_dnnl(dnnl_engine_create(&st.engine, dnnl_cpu, 0), "dnnl_engine_create");
-  check_dnnl(dnnl_stream_create(&st.stream, st.engine, dnnl_stream_default_flags), "dnnl_stream_create");
   dnnl_dims_t dims = {rows, row_length};
   dnnl_memory_desc_t data_md;
   check_dnnl(dnnl_memory_desc_init_by_tag(&data_md, 2, dims, dnnl_f32, dnnl_ab), "data memory desc");
-  dnnl_primitive_attr_t attr;
-  check_dnnl(dnnl_primitive_attr_create(&attr), "dnnl_primitive_attr_create");
-  check_dnnl(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user), "scratchpad mode");
-  dnnl_status_t created;
   if (kind == Kind::Softmax) {
     dnnl_softmax_desc_t desc;
     check_dnnl(dnnl_softmax_forward_desc_init(&desc, dnnl_forward_inference, &data_md, 1),
                "dnnl_softmax_forward_desc_init");
-    created = dnnl_primitive_desc_create(&st.pd, &desc, attr, st.engine, nullptr);
+    st.create(&desc, "softmax");
   } else {
     dnnl_layer_normalization_desc_t desc;
     check_dnnl(dnnl_layer_normalization_forward_desc_init(&desc, dnnl_forward_inference, &data_md, nullptr, epsilon,
                                                           dnnl_use_scale | dnnl_use_shift),
                "dnnl_layer_normalization_forward_desc_init");
-    created = dnnl_primitive_desc_create(&st.pd, &desc, attr, st.engine, nullptr);
+    st.create(&desc, "layer normalization");
   }
-  dnnl_primitive_attr_destroy(attr);
-  check_dnnl(created, "dnnl_primitive_desc_create (row op)");
-  check_dnnl(dnnl_primitive_create(&st.primitive, st.pd), "dnnl_primitive_create");
   check_dnnl(dnnl_memory_create(&st.src, &data_md, st.engine, const_cast<float*>(input)), "src memory");
   check_dnnl(dnnl_memory_create(&st.dst, &data_md, st.engine, output), "dst memory");
   if (kind == Kind::LayerNorm) {
@@ -257,21 +266,13 @@ OnednnRowOp::OnednnRowOp(Kind kind, int64_t rows, int64_t row_length, const floa
     check_dnnl(dnnl_memory_create(&st.scale, &channel_md, st.engine, const_cast<float*>(gamma)), "scale memory");
     check_dnnl(dnnl_memory_create(&st.shift, &channel_md, st.engine, const_cast<float*>(beta)), "shift memory");
   }
-  const dnnl_memory_desc_t* scratch_md = dnnl_primitive_desc_query_md(st.pd, dnnl_query_scratchpad_md, 0);
-  if (scratch_md && dnnl_memory_desc_get_size(scratch_md) > 0) {
-    check_dnnl(dnnl_memory_create(&st.scratchpad, scratch_md, st.engine, DNNL_MEMORY_ALLOCATE), "scratchpad memory");
-  }
 }
 
 OnednnRowOp::~OnednnRowOp() {
   State& st = *state_;
-  for (dnnl_memory_t m : {st.src, st.dst, st.scale, st.shift, st.scratchpad}) {
+  for (dnnl_memory_t m : {st.src, st.dst, st.scale, st.shift}) {
     if (m) dnnl_memory_destroy(m);
   }
-  if (st.primitive) dnnl_primitive_destroy(st.primitive);
-  if (st.pd) dnnl_primitive_desc_destroy(st.pd);
-  if (st.stream) dnnl_stream_destroy(st.stream);
-  if (st.engine) dnnl_engine_destroy(st.engine);
 }
 
 void OnednnRowOp::run() {
@@ -279,16 +280,9 @@ void OnednnRowOp::run() {
   std::vector<dnnl_exec_arg_t> args = {{DNNL_ARG_SRC, st.src}, {DNNL_ARG_DST, st.dst}};
   if (st.scale) args.push_back({DNNL_ARG_SCALE, st.scale});
   if (st.shift) args.push_back({DNNL_ARG_SHIFT, st.shift});
-  if (st.scratchpad) args.push_back({DNNL_ARG_SCRATCHPAD, st.scratchpad});
-  check_dnnl(dnnl_primitive_execute(st.primitive, st.stream, static_cast<int>(args.size()), args.data()),
-             "dnnl_primitive_execute (row op)");
-  check_dnnl(dnnl_stream_wait(st.stream), "dnnl_stream_wait");
+  st.execute(std::move(args), "row op");
 }
 
-std::string OnednnRowOp::implementation() const {
-  const char* name = nullptr;
-  check_dnnl(dnnl_primitive_desc_query(state_->pd, dnnl_query_impl_info_str, 0, &name), "impl info");
-  return name ? name : "?";
-}
+std::string OnednnRowOp::implementation() const { return state_->implementation(); }
 
 }  // namespace temper::bench
