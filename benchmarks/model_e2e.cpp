@@ -3,9 +3,10 @@
 // log's best schedules), onnxruntime (CPU provider, all graph optimisations, the same
 // threads; in a process of its own, benchmarks/onnxruntime_runner.py, under a Python that
 // has it) and OpenCV's dnn module on the same file. Rounds are interleaved so that a burst
-// of load on this shared machine hits every contender alike; prints each one's median
-// latency, the ratios temper/onnxruntime, and each one's FLOP rate as a share of this
-// machine's fp32 FMA peak (measured here first, fma_peak.h), after checking that Temper's
+// of load on this shared machine hits every contender alike (each round starting one
+// contender later); prints each one's median latency, the ratios temper/onnxruntime (per
+// round: the median and quartiles over the rounds), and each one's FLOP rate as a share of
+// this machine's fp32 FMA peak (measured here first, fma_peak.h), after checking that Temper's
 // outputs agree with onnxruntime's (OpenCV's where onnxruntime is not run).
 //
 //   model_e2e [--models-dir DIR | --model PATH ...] [--db LOG] [--onnxruntime-python PY]
@@ -69,6 +70,19 @@ struct Options {
   std::string target = "llvm -mcpu=native";
 };
 
+struct Ratios {
+  double median = NAN, low = NAN, high = NAN;  // low, high: the first and third quartiles
+};
+
+Ratios per_round_ratios(const std::vector<double>& num, const std::vector<double>& den) {
+  std::vector<double> r;
+  for (size_t i = 0; i < num.size() && i < den.size(); ++i) r.push_back(num[i] / den[i]);
+  if (r.empty()) return {};
+  std::sort(r.begin(), r.end());
+  auto at = [&](double q) { return r[static_cast<size_t>(q * static_cast<double>(r.size() - 1) + 0.5)]; };
+  return {median(r), at(0.25), at(0.75)};
+}
+
 struct ModelResult {
   std::string name;
   double gflop = 0;
@@ -76,6 +90,9 @@ struct ModelResult {
   double tuned_ms = NAN;        // NAN without --db
   double onnxruntime_ms = NAN;  // NAN where it was not run
   double opencv_ms = NAN;       // NAN where OpenCV cannot run the model
+  // Temper's time over onnxruntime's within each round, where both met the same load:
+  // the median and the quartiles over the rounds (NAN where either was not run).
+  Ratios default_vs_ort, tuned_vs_ort;
 };
 
 // The model's multiply-adds, counted twice, over its tuning tasks (convolutions, Gemm,
@@ -244,8 +261,13 @@ ModelResult run_model(const std::string& path, const Options& options, const Tar
     for (auto& [name, round] : contenders) round();
   }
   double load = wait_for_idle_cpu();
+  // Each round starts one contender later than the last, so that none always runs first
+  // (after another's caches) or last.
   for (int r = 0; r < options.rounds; ++r) {
-    for (size_t c = 0; c < contenders.size(); ++c) round_seconds[c].push_back(contenders[c].second());
+    for (size_t k = 0; k < contenders.size(); ++k) {
+      size_t c = (k + static_cast<size_t>(r)) % contenders.size();
+      round_seconds[c].push_back(contenders[c].second());
+    }
   }
   std::printf("  %d rounds, %d threads, load %.2f before\n", options.rounds, threads, load);
   for (size_t c = 0; c < contenders.size(); ++c) {
@@ -255,6 +277,16 @@ ModelResult run_model(const std::string& path, const Options& options, const Tar
     if (name == "tuned") result.tuned_ms = ms;
     if (name == "onnxruntime") result.onnxruntime_ms = ms;
     if (name == "opencv") result.opencv_ms = ms;
+  }
+  auto seconds_of = [&](const std::string& name) -> const std::vector<double>* {
+    for (size_t c = 0; c < contenders.size(); ++c) {
+      if (contenders[c].first == name) return &round_seconds[c];
+    }
+    return nullptr;
+  };
+  if (const std::vector<double>* ort = seconds_of("onnxruntime")) {
+    result.default_vs_ort = per_round_ratios(*seconds_of("default"), *ort);
+    if (const std::vector<double>* tuned = seconds_of("tuned")) result.tuned_vs_ort = per_round_ratios(*tuned, *ort);
   }
   onnxruntime.reset();
   if (!work_dir.empty()) std::filesystem::remove_all(work_dir);
@@ -268,19 +300,27 @@ std::string cell(double value, const char* format) {
   return text;
 }
 
+std::string ratio_cell(const Ratios& r) {
+  if (std::isnan(r.median)) return "-";
+  char text[48];
+  std::snprintf(text, sizeof text, "%.3f (%.2f-%.2f)", r.median, r.low, r.high);
+  return text;
+}
+
 void print_table(const std::vector<ModelResult>& results, const FmaPeak& peak) {
   std::printf(
-      "\nmedian latency per inference (ms); temper/ort = Temper's latency / onnxruntime's (<1: Temper is faster); "
-      "%%peak = the model's GFLOP per second as a share of the %.0f GFLOP/s FMA peak measured above\n",
+      "\nmedian latency per inference (ms); temper/ort = Temper's latency over onnxruntime's in the same round, the "
+      "median over the rounds and (the quartiles) (<1: Temper is faster); %%peak = the model's GFLOP per second as a "
+      "share of the %.0f GFLOP/s FMA peak measured above\n",
       peak.gflops);
-  std::printf("%-14s %7s %9s %9s %9s %9s %11s %11s %9s %9s %9s %9s\n", "model", "GFLOP", "default", "tuned", "ort",
+  std::printf("%-14s %7s %9s %9s %9s %9s %19s %19s %8s %9s %8s %7s\n", "model", "GFLOP", "default", "tuned", "ort",
               "opencv", "default/ort", "tuned/ort", "%pk def", "%pk tuned", "%pk ort", "%pk cv");
   auto share = [&](const ModelResult& r, double ms) { return 100 * r.gflop / (ms * 1e-3) / peak.gflops; };
   for (const ModelResult& r : results) {
-    std::printf("%-14s %7.2f %9s %9s %9s %9s %11s %11s %9s %9s %9s %9s\n", r.name.c_str(), r.gflop,
+    std::printf("%-14s %7.2f %9s %9s %9s %9s %19s %19s %8s %9s %8s %7s\n", r.name.c_str(), r.gflop,
                 cell(r.default_ms, "%.2f").c_str(), cell(r.tuned_ms, "%.2f").c_str(),
                 cell(r.onnxruntime_ms, "%.2f").c_str(), cell(r.opencv_ms, "%.2f").c_str(),
-                cell(r.default_ms / r.onnxruntime_ms, "%.3f").c_str(), cell(r.tuned_ms / r.onnxruntime_ms, "%.3f").c_str(),
+                ratio_cell(r.default_vs_ort).c_str(), ratio_cell(r.tuned_vs_ort).c_str(),
                 cell(share(r, r.default_ms), "%.1f").c_str(), cell(share(r, r.tuned_ms), "%.1f").c_str(),
                 cell(share(r, r.onnxruntime_ms), "%.1f").c_str(), cell(share(r, r.opencv_ms), "%.1f").c_str());
   }
