@@ -265,7 +265,7 @@ int cmd_tune(const std::vector<std::string>& args) {
   const std::string usage =
       "usage: temper tune WORKLOAD --db FILE [--target T ...] [--space template|auto|both] [--trials N] "
       "[--tuner random|grid|ga|xgb] [--time-budget 8h] [--early-stopping N] [--confirm N] [--seed N]\n"
-      "       temper tune MODEL.onnx --db FILE [--dim NAME=N ...] [--layout nchwc|nchw] [--task-scheduler "
+      "       temper tune MODEL.onnx --db FILE [--dim NAME=N ...] [--layout nchwc|nchwc-direct|nchw] [--task-scheduler "
       "gradient|round-robin] [the same "
       "flags]   (all the model's tasks, sharing --trials)\n"
       "                    [--transfer | --model FILE] [--save-model FILE]   (these three with --tuner xgb)";

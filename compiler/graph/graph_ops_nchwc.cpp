@@ -11,11 +11,15 @@
 //                       in_channels (logical C), channels (logical K)
 //   NchwcDepthwiseConv  X [N, Cb, H, W, b], W [Cb, R, S, b], optional B [Cb, b]; attrs as
 //                       NchwcConv
+//   NchwcWinogradConv   a 3x3 stride-1 conv by Winograd's F(tile x tile, 3x3) (ops/winograd.h):
+//                       X [N, Cb, H, W, b], W transformed [a, a, Ko, Cb, b, b], optional
+//                       B [Ko, b]; attrs pads, tile, in_channels, channels
 // (The blocked pools, NchwcMaxPool, NchwcAveragePool and NchwcGlobalAveragePool, are
 // graph_ops_nn.cpp's pooling with a trailing lane dimension.)
 #include "compiler/graph/graph_ops_common.h"
 #include "compiler/ops/nchwc.h"
 #include "compiler/ops/shape.h"
+#include "compiler/ops/winograd.h"
 
 namespace temper::graph::detail {
 
@@ -88,6 +92,9 @@ te::Tensor blocked_conv(const Graph& graph, const Node& node, const te::Tensor& 
                         const std::string& name) {
   ops::Window2d window = window_attrs(node);
   if (node.op == "NchwcConv") return ops::conv2d_nchwc(x, w, window, name);
+  if (node.op == "NchwcWinogradConv") {
+    return ops::conv2d_winograd_nchwc(x, w, window.padding, node.attrs.get_int("tile"), name);
+  }
   return ops::depthwise_conv2d_nchwc(x, w, window, name);
 }
 
@@ -135,6 +142,8 @@ std::vector<GraphOp> nchwc_graph_ops() {
       {"ReorderFromNchwc", OpPattern::Injective, infer_reorder_from, compute_reorder_from},
       {"NchwcConv", OpPattern::OutFusable, infer_blocked_conv, compute_blocked_conv, nullptr, blocked_conv_epilogue},
       {"NchwcDepthwiseConv", OpPattern::OutFusable, infer_blocked_conv, compute_blocked_conv, nullptr,
+       blocked_conv_epilogue},
+      {"NchwcWinogradConv", OpPattern::OutFusable, infer_blocked_conv, compute_blocked_conv, nullptr,
        blocked_conv_epilogue},
   };
   for (GraphOp& op : ops) op.internal = true;

@@ -7,12 +7,12 @@
 
 namespace temper::graph {
 
-LayoutReport optimize_graph(Graph& graph, int64_t nchwc_block) {
+LayoutReport optimize_graph(Graph& graph, int64_t nchwc_block, bool winograd) {
   remove_identity(graph);
   fold_batch_norm(graph);
   recognize_layer_norm(graph);
   recognize_gelu(graph);
-  if (nchwc_block > 1) return convert_to_nchwc(graph, nchwc_block);
+  if (nchwc_block > 1) return convert_to_nchwc(graph, nchwc_block, winograd);
   return LayoutReport{};
 }
 

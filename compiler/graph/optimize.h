@@ -12,6 +12,6 @@ namespace temper::graph {
 // Rewrites graph in place (each pass is its own file: pass_*.h): identities removed, batch
 // norms folded, layer norms and GELUs recognised, then, with nchwc_block > 1, the blocked
 // layout chosen for the graph (pass_nchwc_layout.h; nchwc_block_for(target) is a build's).
-LayoutReport optimize_graph(Graph& graph, int64_t nchwc_block = 0);
+LayoutReport optimize_graph(Graph& graph, int64_t nchwc_block = 0, bool winograd = true);
 
 }  // namespace temper::graph

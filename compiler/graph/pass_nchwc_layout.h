@@ -4,7 +4,9 @@
 //
 //   Conv (2-D, float32, constant weight; groups 1, or depthwise with one filter per
 //   channel)                      -> NchwcConv / NchwcDepthwiseConv, weight and bias
-//                                    packed here, once. A conv over fewer channels than a
+//                                    packed here, once; a 3x3 stride-1 conv on a map of
+//                                    enough tiles -> NchwcWinogradConv (ops/winograd.h),
+//                                    its weight transformed here. A conv over fewer channels than a
 //                                    block whose input is plain (a stem over an RGB image)
 //                                    reads it as it is (in_block 1): no conversion.
 //   Relu, Clip, Sigmoid, Tanh, Gelu, Erf, Identity on a blocked value
@@ -45,10 +47,12 @@ struct LayoutReport {
 
 // How a build lays out the activations of its convs: in the target's blocked layout, or
 // NCHW throughout -- each conv then packs and unpacks around itself (the conv2d
-// template's NCHWc config). `--layout nchwc|nchw` on the CLI.
-enum class LayoutChoice { Blocked, Nchw };
+// template's NCHWc config) -- or blocked with every conv direct, no Winograd kernel
+// (BlockedDirect: for a comparison, or where Winograd's rounding, about 1e-5 of the
+// outputs' magnitude, is too much). `--layout nchwc|nchwc-direct|nchw` on the CLI.
+enum class LayoutChoice { Blocked, BlockedDirect, Nchw };
 
-// "nchwc" or "nchw"; UserError naming the accepted values otherwise.
+// "nchwc", "nchwc-direct" or "nchw"; UserError naming the accepted values otherwise.
 LayoutChoice parse_layout_choice(const std::string& text);
 
 // The block a build for target uses: one vector of float32 lanes on a CPU (16 with
@@ -58,7 +62,8 @@ int64_t nchwc_block_for(const Target& target, LayoutChoice layout = LayoutChoice
 
 // Rewrites graph (verified, types inferred) into the blocked layout with `block` lanes;
 // leaves it as it is when no conv qualifies. Expects optimize_graph's earlier passes to
-// have run (a BatchNormalization after a conv is then its bias).
-LayoutReport convert_to_nchwc(Graph& graph, int64_t block);
+// have run (a BatchNormalization after a conv is then its bias). winograd: 3x3 stride-1
+// convs that qualify take Winograd's kernel.
+LayoutReport convert_to_nchwc(Graph& graph, int64_t block, bool winograd = true);
 
 }  // namespace temper::graph

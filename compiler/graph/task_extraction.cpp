@@ -83,6 +83,17 @@ Mapping map_nchwc_conv(const Graph& graph, const Node& node) {
   std::vector<int64_t> strides = ints_attr(node, "strides", 2, 1);
   std::vector<int64_t> dilations = ints_attr(node, "dilations", 2, 1);
   std::vector<int64_t> pads = ints_attr(node, "pads", 4, 0);
+  if (node.op == "NchwcWinogradConv") {  // W [a, a, Ko, Ci, b, b]
+    Params params = {{"N", str(x.shape[0])},
+                     {"C", str(node.attrs.get_int("in_channels"))},
+                     {"H", str(x.shape[2])},
+                     {"W", str(x.shape[3])},
+                     {"K", str(node.attrs.get_int("channels"))},
+                     {"pad", str(pads[0], "x", pads[1], "x", pads[2], "x", pads[3])},
+                     {"block", str(w[5])},
+                     {"tile", str(node.attrs.get_int("tile"))}};
+    return product_of(ops::Workload::make("conv2d_winograd_nchwc", params), {0, 1});
+  }
   Params params = {{"N", str(x.shape[0])},
                    {"C", str(node.attrs.get_int(node.op == "NchwcConv" ? "in_channels" : "channels"))},
                    {"H", str(x.shape[2])},
@@ -149,7 +160,9 @@ Mapping map_matmul(const Graph& graph, const Node& node) {
 
 Mapping map_node(const Graph& graph, const Node& node) {
   if (node.op == "Conv") return map_conv(graph, node);
-  if (node.op == "NchwcConv" || node.op == "NchwcDepthwiseConv") return map_nchwc_conv(graph, node);
+  if (node.op == "NchwcConv" || node.op == "NchwcDepthwiseConv" || node.op == "NchwcWinogradConv") {
+    return map_nchwc_conv(graph, node);
+  }
   if (node.op == "Gemm") return map_gemm(graph, node);
   if (node.op == "MatMul") return map_matmul(graph, node);
   return Mapping{};
@@ -166,7 +179,7 @@ std::optional<NodeTask> node_task(const Graph& graph, const Node& node, std::str
 std::vector<ExtractedTask> extract_tasks(const Graph& graph, const Target& target, std::vector<std::string>* skipped,
                                          LayoutChoice layout) {
   Graph g = graph;
-  optimize_graph(g, nchwc_block_for(target, layout));
+  optimize_graph(g, nchwc_block_for(target, layout), layout != LayoutChoice::BlockedDirect);
 
   std::vector<ExtractedTask> tasks;
   std::map<std::string, size_t> index;         // workload string -> position in tasks

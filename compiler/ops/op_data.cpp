@@ -1,5 +1,7 @@
 #include "compiler/ops/op_data.h"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace temper::ops {
@@ -25,6 +27,7 @@ std::vector<int64_t> const_shape(const te::Tensor& t) {
 
 OpData make_op_data(const OpInstance& op, uint64_t seed) {
   OpData d;
+  d.tolerance_of_largest = op.tolerance_of_largest;
   for (size_t i = 0; i < op.inputs.size(); ++i) {
     ValueRange r = i < op.input_ranges.size() ? op.input_ranges[i] : ValueRange{};
     d.inputs.push_back(NDArray::random(const_shape(op.inputs[i]), op.inputs[i].dtype(), seed + i, r.low, r.high));
@@ -49,6 +52,12 @@ Comparison check_outputs(const OpData& data) {
     // in the last few bits of each partial sum; fp16 has 11 bits in all.
     double rtol = t.is_float() ? (t.bits() == 16 ? 1e-2 : 1e-4) : 0;
     double atol = t.is_float() ? (t.bits() == 16 ? 1e-2 : 1e-4) : 0;
+    if (data.tolerance_of_largest > 0 && t == DataType::float32()) {
+      const float* v = data.expected[i].data_as<float>();
+      double largest = 0;
+      for (int64_t k = 0; k < data.expected[i].size(); ++k) largest = std::max<double>(largest, std::abs(v[k]));
+      atol = std::max(atol, data.tolerance_of_largest * largest);
+    }
     Comparison c = compare(data.outputs[i], data.expected[i], rtol, atol);
     if (!c.ok() && total.ok()) {
       total = c;

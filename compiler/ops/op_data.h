@@ -17,6 +17,7 @@ struct OpData {
   std::vector<NDArray> inputs;
   std::vector<NDArray> outputs;   // written by the function under test
   std::vector<NDArray> expected;  // written by the reference
+  double tolerance_of_largest = 0;  // OpInstance::tolerance_of_largest
 
   // inputs ++ outputs, the order of the PrimFunc's parameters.
   std::vector<NDArray*> args();

@@ -11,6 +11,7 @@
 #include "compiler/ops/pool.h"
 #include "compiler/ops/reference.h"
 #include "compiler/ops/transform.h"
+#include "compiler/ops/winograd.h"
 
 namespace temper::ops {
 
@@ -262,6 +263,29 @@ OpInstance instantiate_depthwise_conv2d_nchwc(const Workload& w) {
                                       {Cb, R, S, b}, window);
   });
   inst.weight_inputs = {1};
+  return inst;
+}
+
+// Winograd's 3x3 stride-1 conv over the blocked layout (winograd.h); its weight is the
+// transformed one, so C and K here are the blocked (padded) channel counts' logical ones.
+OpInstance instantiate_conv2d_winograd_nchwc(const Workload& w) {
+  int64_t N = w.get_int("N"), C = w.get_int("C"), H = w.get_int("H"), W = w.get_int("W");
+  int64_t K = w.get_int("K"), b = w.get_int("block"), m = w.get_int("tile");
+  const WinogradMatrices& mat = winograd_matrices(m);
+  int64_t a = mat.alpha, Cb = channel_blocks(C, b), Kb = channel_blocks(K, b);
+  Padding2d padding = padding_of(w);
+  te::Tensor x = placeholder(w, {N, Cb, H, W, b}, "input");
+  te::Tensor weight = placeholder(w, {a, a, Kb, Cb, b, b}, "weight");
+  te::Tensor y = conv2d_winograd_nchwc(x, weight, padding, m);
+  Shape out_shape = static_shape(y, "conv2d_winograd_nchwc");
+  // The direct convolution's FLOPs: what the kernel replaces, so GFLOP/s compare with it.
+  double flops = 2.0 * N * K * out_shape[2] * out_shape[3] * C * 9;
+  OpInstance inst = finish(w, {x, weight}, y, flops, [=](auto& ins, auto& outs) {
+    reference::conv2d_winograd_nchwc(in<float>(ins, 0), in<float>(ins, 1), out<float>(outs, 0), {N, Cb, H, W, b},
+                                     {a, a, Kb, Cb, b, b}, padding, m);
+  });
+  inst.weight_inputs = {1};
+  inst.tolerance_of_largest = 1e-5;
   return inst;
 }
 
@@ -565,6 +589,12 @@ std::vector<OpSpec> build_table() {
                                   defaulted_key("dilation", K::Pair, "1"), required_key("block", K::Positive),
                                   float_only()}),
        instantiate_depthwise_conv2d_nchwc},
+      {"conv2d_winograd_nchwc",
+       "3x3 stride-1 conv2d by Winograd's F(tile x tile, 3x3) in the blocked layout: input [N,C/block,H,W,block], "
+       "transformed weight [tile+2,tile+2,K/block,C/block,block,block], output [N,K/block,P,Q,block]",
+       concat_keys(image_keys(), {required_key("K", K::Positive), defaulted_key("pad", K::Pads, "0"),
+                                  required_key("block", K::Positive), choice("tile", {"4", "2"}), float_only()}),
+       instantiate_conv2d_winograd_nchwc},
       {"max_pool2d", "maximum over kernel windows of the H,W plane; padding never wins",
        concat_keys(image_keys(), {required_key("kernel", K::Pair), defaulted_key("stride", K::Pair, "1"),
                                   defaulted_key("pad", K::Pads, "0"), layout(), float_or_int()}),

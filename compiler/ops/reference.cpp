@@ -6,6 +6,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "compiler/ops/winograd.h"
+
 namespace temper::ops::reference {
 
 namespace {
@@ -215,6 +217,60 @@ void depthwise_conv2d_nchwc(const float* input, const float* weight, float* outp
               }
             output[(((n * Cb + c) * P + p) * Q + q) * b + lane] = static_cast<float>(acc);
           }
+}
+
+void conv2d_winograd_nchwc(const float* input, const float* weight, float* output, const Shape& input_shape,
+                           const Shape& weight_shape, const Padding2d& padding, int64_t m) {
+  const WinogradMatrices& mat = winograd_matrices(m);
+  int64_t a = mat.alpha;
+  int64_t N = input_shape[0], Cb = input_shape[1], H = input_shape[2], W = input_shape[3], cb = input_shape[4];
+  int64_t Kb = weight_shape[2], kb = weight_shape[5], C = Cb * cb, K = Kb * kb;
+  int64_t P = H + padding.top + padding.bottom - 2, Q = W + padding.left + padding.right - 2;
+  auto pixel = [&](int64_t n, int64_t c, int64_t h, int64_t w) {
+    if (h < 0 || h >= H || w < 0 || w >= W) return 0.0;
+    return double(input[(((n * Cb + c / cb) * H + h) * W + w) * cb + c % cb]);
+  };
+  std::vector<double> v(a * a * C), acc(a * a), tmp(a * a);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t ty = 0; ty < winograd_tiles(P, m); ++ty)
+      for (int64_t tx = 0; tx < winograd_tiles(Q, m); ++tx) {
+        // V = Bt d B per input channel.
+        for (int64_t c = 0; c < C; ++c) {
+          for (int64_t e = 0; e < a; ++e)
+            for (int64_t j = 0; j < a; ++j) {
+              double s = 0;
+              for (int64_t i = 0; i < a; ++i) {
+                s += mat.Bt[e * a + i] * pixel(n, c, ty * m + i - padding.top, tx * m + j - padding.left);
+              }
+              tmp[e * a + j] = s;
+            }
+          for (int64_t e = 0; e < a; ++e)
+            for (int64_t f = 0; f < a; ++f) {
+              double s = 0;
+              for (int64_t j = 0; j < a; ++j) s += tmp[e * a + j] * mat.Bt[f * a + j];
+              v[(e * a + f) * C + c] = s;
+            }
+        }
+        for (int64_t k = 0; k < K; ++k) {
+          // M = sum over c of U (.) V, then Y = At M A.
+          for (int64_t ef = 0; ef < a * a; ++ef) {
+            double s = 0;
+            for (int64_t c = 0; c < C; ++c) {
+              s += double(weight[(((ef * Kb + k / kb) * Cb + c / cb) * cb + c % cb) * kb + k % kb]) * v[ef * C + c];
+            }
+            acc[ef] = s;
+          }
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < m; ++j) {
+              int64_t p = ty * m + i, q = tx * m + j;
+              if (p >= P || q >= Q) continue;
+              double s = 0;
+              for (int64_t e = 0; e < a; ++e)
+                for (int64_t f = 0; f < a; ++f) s += mat.At[i * a + e] * acc[e * a + f] * mat.At[j * a + f];
+              output[(((n * Kb + k / kb) * P + p) * Q + q) * kb + k % kb] = static_cast<float>(s);
+            }
+        }
+      }
 }
 
 namespace {

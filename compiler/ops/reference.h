@@ -51,6 +51,10 @@ void conv2d_nchwc(const float* input, const float* weight, float* output, const 
                   const Shape& weight_shape, const Window2d& window);
 void depthwise_conv2d_nchwc(const float* input, const float* weight, float* output, const Shape& input_shape,
                             const Shape& weight_shape, const Window2d& window);
+// conv2d_winograd_nchwc (winograd.h), in double: input [N, Cb, H, W, cb], transformed
+// weight [a, a, Kb, Cb, cb, kb], tile m; the output's tiles past [P, Q] are not written.
+void conv2d_winograd_nchwc(const float* input, const float* weight, float* output, const Shape& input_shape,
+                           const Shape& weight_shape, const Padding2d& padding, int64_t m);
 
 template <typename T>
 void max_pool2d(const T* x, T* y, const Shape& shape, std::array<int64_t, 2> kernel, const Window2d& window,

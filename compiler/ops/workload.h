@@ -79,6 +79,10 @@ struct OpInstance {
   // cache at each inference (a model's weights exceed the caches; each layer's are read
   // once per run), so the measurer times a candidate with them evicted (RunnerOptions).
   std::vector<int> weight_inputs;
+  // An absolute tolerance, as a fraction of the largest expected magnitude, for ops whose
+  // float results carry the rounding of large intermediate terms (Winograd's transforms
+  // scale by up to 64 and cancel); 0: the dtype's usual tolerances alone.
+  double tolerance_of_largest = 0;
   // Computes the outputs from the inputs: dense row-major arrays of the tensors' shapes
   // and dtypes, in the order of `inputs` and `outputs`.
   std::function<void(const std::vector<const void*>& ins, const std::vector<void*>& outs)> reference;

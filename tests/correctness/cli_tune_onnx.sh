@@ -21,9 +21,10 @@ cd "$work" || exit 1
   fail "make_test_models.py could not write the models (python3-onnx, python3-numpy)"
 fast=(--min-repeat-ms 1 --repeat 2 --batch-size 4)
 # The convs in the target's blocked layout, whose block (16 lanes with AVX-512, 8 with
-# AVX2) is this machine's: the stem reads the plain image (in_block=1).
+# AVX2) is this machine's: the stem reads the plain image (in_block=1); the 3x3 conv on
+# the 16x16 map has the tiles for Winograd's F(2x2, 3x3).
 conv1="conv2d_nchwc:N=1,C=3,H=32,W=32,K=8,R=3,S=3,stride=1,pad=1,dilation=1,in_block=1,out_block=[0-9]+,dtype=float32"
-conv2="conv2d_nchwc:N=1,C=8,H=16,W=16,K=16,R=3,S=3,stride=1,pad=1,dilation=1,in_block=[0-9]+,out_block=[0-9]+,dtype=float32"
+conv2="conv2d_winograd_nchwc:N=1,C=8,H=16,W=16,K=16,pad=1,block=[0-9]+,tile=2,dtype=float32"
 dense="dense:M=1,N=10,K=16,bias=1,act=none,dtype=float32"
 like() { sed -e 's/\[0-9\]+/%/g' <<<"$1"; }  # the regex as an SQL LIKE pattern
 

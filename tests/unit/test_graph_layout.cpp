@@ -24,12 +24,13 @@ Attributes conv3x3() {
   return a;
 }
 
-// x [1, C, 10, 10] -> conv(K) + bias -> relu -> conv(K) -> add(the first relu) -> maxpool
-// 2x2 -> output. With C >= the block the input converts once; the pooled output once.
-Graph residual_block(int64_t C, int64_t K) {
+// x [1, C, size, size] -> conv(K) + bias -> relu -> conv(K) -> add(the first relu) ->
+// maxpool 2x2 -> output. With C >= the block the input converts once; the pooled output
+// once. At size 6 the convs are direct (too few tiles for Winograd).
+Graph residual_block(int64_t C, int64_t K, int64_t size = 6) {
   Graph g;
   g.name = "residual";
-  ValueId x = g.add_input("x", TensorType{{1, C, 10, 10}, f32});
+  ValueId x = g.add_input("x", TensorType{{1, C, size, size}, f32});
   ValueId w1 = g.add_constant("w1", NDArray::random({K, C, 3, 3}, f32, 1));
   ValueId b1 = g.add_constant("b1", NDArray::random({K}, f32, 2));
   ValueId w2 = g.add_constant("w2", NDArray::random({K, K, 3, 3}, f32, 3));
@@ -55,7 +56,7 @@ std::map<std::string, int> op_counts(const Graph& g) {
 
 // The fused executor (blocked layout on a CPU) against the unfused one (plain NCHW, every
 // node its own kernel), on random inputs.
-void expect_blocked_matches_plain(const Graph& graph, const Target& target) {
+void expect_blocked_matches_plain(const Graph& graph, const Target& target, double atol = 1e-5) {
   std::map<std::string, NDArray> inputs;
   for (size_t i = 0; i < graph.inputs().size(); ++i) {
     const Value& v = graph.value(graph.inputs()[i]);
@@ -69,7 +70,7 @@ void expect_blocked_matches_plain(const Graph& graph, const Target& target) {
   ASSERT_EQ(actual.size(), expected.size());
   for (size_t o = 0; o < actual.size(); ++o) {
     EXPECT_EQ(actual[o].shape(), expected[o].shape());
-    Comparison c = compare(actual[o], expected[o], 1e-4, 1e-5);
+    Comparison c = compare(actual[o], expected[o], 1e-4, atol);
     EXPECT_TRUE(c.ok()) << "output " << o << ": " << c.message;
   }
 }
@@ -92,8 +93,8 @@ TEST(NchwcLayout, ResidualChainConvertsOnceInAndOnceOut) {
   EXPECT_EQ(report.conversions[1], "out of NCHW8c for output 'y'");
   // The output keeps its name and plain shape; the blocked values carry 3 blocks of 8 for 20.
   EXPECT_EQ(g.value(g.outputs()[0]).name, "y");
-  EXPECT_EQ(g.value(g.outputs()[0]).type.shape, (std::vector<int64_t>{1, 20, 5, 5}));
-  EXPECT_EQ(g.value(g.find("r1_nchwc")).type.shape, (std::vector<int64_t>{1, 3, 10, 10, 8}));
+  EXPECT_EQ(g.value(g.outputs()[0]).type.shape, (std::vector<int64_t>{1, 20, 3, 3}));
+  EXPECT_EQ(g.value(g.find("r1_nchwc")).type.shape, (std::vector<int64_t>{1, 3, 6, 6, 8}));
 }
 
 TEST(NchwcLayout, AStemOverFewChannelsReadsThePlainInput) {
@@ -109,6 +110,26 @@ TEST(NchwcLayout, BlockedGraphComputesThePlainGraph) {
     SCOPED_TRACE(str("C=", C, " K=", K));
     expect_blocked_matches_plain(residual_block(C, K), Target::parse("llvm -mcpu=haswell"));
     expect_blocked_matches_plain(residual_block(C, K), Target::parse("llvm -mcpu=native"));
+  }
+}
+
+// On maps with enough tiles the 3x3 stride-1 convs take Winograd's kernel (F(2x2) at 16x16,
+// F(4x4) at 24x24) with the same conversions, and compute the plain graph.
+TEST(NchwcLayout, ThreeByThreeConvsOnLargerMapsTakeWinograd) {
+  for (int64_t size : {16, 24}) {
+    SCOPED_TRACE(str("size ", size));
+    Graph g = residual_block(12, 20, size);
+    LayoutReport report = optimize_graph(g, 8);
+    std::map<std::string, int> ops = op_counts(g);
+    EXPECT_EQ(ops["NchwcWinogradConv"], 2);
+    EXPECT_EQ(ops.count("NchwcConv"), 0u);
+    EXPECT_EQ(report.conversions.size(), 2u);
+    for (const Node& n : g.nodes()) {
+      if (n.op == "NchwcWinogradConv") EXPECT_EQ(n.attrs.get_int("tile"), size == 16 ? 2 : 4);
+    }
+    // F(4x4)'s transforms scale terms by up to 64: its rounding is larger than a direct
+    // sum's (about 1e-5 of the outputs' magnitude of a few units here).
+    expect_blocked_matches_plain(residual_block(12, 20, size), Target::parse("llvm -mcpu=native"), 2e-4);
   }
 }
 
@@ -153,7 +174,7 @@ TEST(NchwcLayout, ThePlanCountsItsConversions) {
   }
   EXPECT_EQ(conversions, 2);
   ASSERT_EQ(workloads.size(), 2u);
-  EXPECT_EQ(workloads[0].rfind("conv2d_nchwc:N=1,C=12,H=10,W=10,K=20,", 0), 0u) << workloads[0];
+  EXPECT_EQ(workloads[0].rfind("conv2d_nchwc:N=1,C=12,H=6,W=6,K=20,", 0), 0u) << workloads[0];
   EXPECT_NE(workloads[0].find("in_block=8,out_block=8"), std::string::npos) << workloads[0];
   EXPECT_EQ(planned.plan.tasks, 2);
 }

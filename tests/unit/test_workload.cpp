@@ -94,6 +94,7 @@ TEST(OpTable, ListsEveryOpWithADocAndUsage) {
                                              "depthwise_conv2d",
                                              "conv2d_nchwc",
                                              "depthwise_conv2d_nchwc",
+                                             "conv2d_winograd_nchwc",
                                              "max_pool2d",
                                              "avg_pool2d",
                                              "global_avg_pool2d",
