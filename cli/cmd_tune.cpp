@@ -294,7 +294,7 @@ int cmd_tune(const std::vector<std::string>& args) {
        "where the op has one, auto otherwise")
       ("dim", po::value(&dim_flags)->composing(), "model: NAME=N, the size of the dynamic dimension NAME (repeatable)")
       ("layout", po::value(&layout_flag),
-       "model: the layout its builds will use, nchwc (the target's blocked layout, kept across the graph) or nchw; "
+       "model: the layout its builds will use, nchwc (the target's blocked layout, kept across the graph; Winograd 3x3 convs where they pay), nchwc-direct (blocked, every conv direct) or nchw; "
        "the tasks are the convs of that layout (default nchwc)")
       ("task-scheduler", po::value(&model_flags.scheduler)->default_value("gradient"),
        "model, or --space both: how the jobs share --trials: gradient (turns to the task whose tuning is expected to "

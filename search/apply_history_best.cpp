@@ -44,6 +44,9 @@ bool same_convolution(const ops::Workload& a, const ops::Workload& b) {
     for (const auto& [k, v] : w.params) {
       if (k == key) return v;
     }
+    // Winograd's workload leaves out what it always is: a 3x3 window of stride 1.
+    if (w.op == "conv2d_winograd_nchwc" && (key == "R" || key == "S")) return std::string("3");
+    if (w.op == "conv2d_winograd_nchwc" && (key == "stride" || key == "dilation")) return std::string("1");
     return fallback;
   };
   for (const char* key : kConvShapeKeys) {
@@ -54,7 +57,8 @@ bool same_convolution(const ops::Workload& a, const ops::Workload& b) {
 }
 
 bool is_conv(const std::string& op) {
-  return op == "conv2d" || op == "conv2d_nchwc" || op == "depthwise_conv2d" || op == "depthwise_conv2d_nchwc";
+  return op == "conv2d" || op == "conv2d_nchwc" || op == "conv2d_winograd_nchwc" || op == "depthwise_conv2d" ||
+         op == "depthwise_conv2d_nchwc";
 }
 
 bool is_depthwise(const std::string& op) {
@@ -112,9 +116,10 @@ ops::SourcedSchedule ApplyHistoryBest::schedule_for(const ops::Workload& workloa
     // same convolution under another workload: its schedules do not fit this kernel.
     std::vector<std::string> others = other_layouts(workload, target);
     if (!others.empty()) {
-      why_not = str("the log has records for this convolution only in another layout or block size (", others[0],
-                    others.size() > 1 ? str(" and ", others.size() - 1, " more") : std::string(),
-                    "), which do not apply to this kernel; tune the model again to tune it");
+      why_not = str("the log has records for this convolution only in another layout, block size or algorithm (",
+                    others[0], others.size() > 1 ? str(" and ", others.size() - 1, " more") : std::string(),
+                    "), which do not apply to this kernel; tune the model again to tune it",
+                    workload.op == "conv2d_winograd_nchwc" ? " (or run with --layout nchwc-direct to apply them)" : "");
       report(name, str("warning: ", name, ": ", why_not, "; using the template default"));
     }
   }

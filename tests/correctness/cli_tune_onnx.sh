@@ -105,7 +105,7 @@ run tune cnn.onnx --db nchw.db --layout nchw --trials 12 --tuner random --seed 1
 expect "^ +0 +1 +template +[0-9]+ configs +conv2d:N=1,C=3,H=32,W=32,K=8,R=3,S=3,stride=1,pad=1,dilation=1,groups=1,layout=NCHW,dtype=float32$"
 run build cnn.onnx --db nchw.db -o nchw_as_blocked.so
 expect "^schedules +1 of 3 tunable ops tuned from nchw.db \(2 with their template defaults\)$"
-expect "^warning: conv2d_nchwc:N=1,C=3,.*: the log has records for this convolution only in another layout or block size \(conv2d:N=1,C=3,H=32,W=32,K=8,.*layout=NCHW,dtype=float32\), which do not apply to this kernel; tune the model again to tune it; using the template default$"
+expect "^warning: conv2d_nchwc:N=1,C=3,.*: the log has records for this convolution only in another layout, block size or algorithm \(conv2d:N=1,C=3,H=32,W=32,K=8,.*layout=NCHW,dtype=float32\), which do not apply to this kernel; tune the model again to tune it; using the template default$"
 run run nchw_as_blocked.so --input x=cnn_input.npy --output-dir out_nchw_as_blocked --repeat 1
 /usr/bin/python3 -c "
 import numpy as np, sys
@@ -114,6 +114,14 @@ sys.exit(0 if np.allclose(got, want, rtol=1e-4, atol=1e-5) else 1)" || fail "the
 run build cnn.onnx --db nchw.db --layout nchw -o nchw.so
 expect "^schedules +3 of 3 tunable ops tuned from nchw.db \(0 with their template defaults\)$"
 expect "^layout +NCHW \(no conv takes the blocked layout on this target\)$"
+
+echo "== a log tuned with every conv direct does not apply to the Winograd conv: a warning says so; --layout nchwc-direct applies it"
+run tune cnn.onnx --db direct.db --layout nchwc-direct --trials 12 --tuner random --seed 1 --confirm 0 "${fast[@]}"
+expect "^ +1 +1 +template +[0-9]+ configs +conv2d_nchwc:N=1,C=8,H=16,W=16,K=16,R=3,S=3,stride=1,pad=1,dilation=1,in_block=[0-9]+,out_block=[0-9]+,dtype=float32$"
+run build cnn.onnx --db direct.db -o direct_as_winograd.so
+expect "^warning: conv2d_winograd_nchwc:N=1,C=8,.*: the log has records for this convolution only in another layout, block size or algorithm \(conv2d_nchwc:N=1,C=8,.*\), which do not apply to this kernel; tune the model again to tune it \(or run with --layout nchwc-direct to apply them\); using the template default$"
+run build cnn.onnx --db direct.db --layout nchwc-direct -o direct.so
+expect "^schedules +3 of 3 tunable ops tuned from direct.db \(0 with their template defaults\)$"
 
 echo "== the encoder: projections (matmul, M = batch x sequence) and attention (batch_matmul over the heads)"
 run tune encoder.onnx --db enc.db --trials 16 --tuner random --seed 1 "${fast[@]}"
