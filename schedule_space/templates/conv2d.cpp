@@ -44,13 +44,6 @@ constexpr int kMaxVectorsQ = 2;
 // ResNet-18 3x3 layers (AVX2, 2 threads); 8 and 14 columns ran 25-55% slower there.
 constexpr int64_t kDefaultMaxColumns = 7;
 
-int64_t largest_divisor_up_to(int64_t extent, int64_t limit) {
-  int64_t best = 1;
-  for (int64_t d = 1; d <= std::min(extent, limit); ++d) {
-    if (extent % d == 0) best = d;
-  }
-  return best;
-}
 
 using ops::pair_of;
 using ops::window_of;

@@ -151,12 +151,6 @@ Schedule apply_winograd(const Config& c, const ops::OpInstance& op, const ops::W
   return s;
 }
 
-int64_t largest_divisor_up_to(int64_t extent, int64_t limit) {
-  int64_t best = 1;
-  for (int64_t d : divisors_up_to(extent, limit)) best = d;
-  return best;
-}
-
 Config default_winograd(const ConfigSpace& space, const ops::OpInstance& op, const ops::Workload& w,
                         const Target& target) {
   int lanes = vector_lanes(target);

@@ -88,14 +88,6 @@ void cooperative_fetch(Schedule& s, BlockRV stage, size_t attach_depth, const Th
   for (size_t t = 0; t < tags.size(); ++t) s.bind(parts[t + 1], tags[t]);
 }
 
-int64_t largest_divisor_up_to(int64_t extent, int64_t limit) {
-  int64_t best = 1;
-  for (int64_t d = 1; d <= std::min(extent, limit); ++d) {
-    if (extent % d == 0) best = d;
-  }
-  return best;
-}
-
 std::vector<int64_t> default_four_way(int64_t extent, int64_t inner, int64_t threads) {
   int64_t i = largest_divisor_up_to(extent, inner);
   int64_t t = largest_divisor_up_to(extent / i, threads);

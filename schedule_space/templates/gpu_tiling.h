@@ -19,6 +19,7 @@
 #include "compiler/schedule/schedule.h"
 #include "compiler/target/target.h"
 #include "schedule_space/config_space.h"
+#include "schedule_space/templates/register_budget.h"
 
 namespace temper::schedule_space {
 
@@ -68,9 +69,6 @@ void add_limit_constraints(ConfigSpace& space, const Target& target, const Block
 // innermost extent (checked by the templates' constraints), so a vector never straddles
 // two rows of the tile.
 void cooperative_fetch(Schedule& s, BlockRV stage, size_t attach_depth, const ThreadExtents& threads, int64_t vector);
-
-// The largest divisor of extent that is at most limit.
-int64_t largest_divisor_up_to(int64_t extent, int64_t limit);
 
 // A four-part split [block, vthread, thread, inner] of extent, outermost first, for a
 // default config: inner the largest of `inner` dividing the extent, threads the largest

@@ -25,6 +25,11 @@ std::vector<int64_t> divisors_up_to(int64_t extent, int64_t limit) {
   return out;
 }
 
+int64_t largest_divisor_up_to(int64_t extent, int64_t limit) {
+  std::vector<int64_t> divisors = divisors_up_to(extent, limit);
+  return divisors.empty() ? 1 : divisors.back();
+}
+
 std::vector<nlohmann::json> divisor_knob_values(int64_t extent, int64_t limit) {
   std::vector<int64_t> divisors = divisors_up_to(extent, limit);
   return {divisors.begin(), divisors.end()};

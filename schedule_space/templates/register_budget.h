@@ -27,6 +27,9 @@ int64_t registers_used(int64_t broadcast_rows, int64_t vector_columns, int lanes
 // The divisors of extent from 1 to min(extent, limit), ascending.
 std::vector<int64_t> divisors_up_to(int64_t extent, int64_t limit);
 
+// The largest divisor of extent that is at most limit.
+int64_t largest_divisor_up_to(int64_t extent, int64_t limit);
+
 // divisors_up_to as the values of a knob.
 std::vector<nlohmann::json> divisor_knob_values(int64_t extent, int64_t limit);
 
