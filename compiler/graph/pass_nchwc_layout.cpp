@@ -44,9 +44,10 @@ std::optional<std::string> blocked_conv_op(const Graph& graph, const Node& node)
 // transformed weight vector serves enough GEMM rows (the transformed weight is (m+2)^2/9
 // times the direct one and cold at each run: on a small map reading it costs more than
 // the GEMMs save). F(4x4) where it has the tiles, else F(2x2). Measured in ResNet-18 (2
-// threads, AVX-512, each layer between its real neighbours): 1.15-1.35x the direct
-// kernel at 56x56 and 28x28 (F(4x4)); no gain at 14x14 with F(4x4)'s 16 tiles and a loss
-// at 7x7 with F(2x2)'s 16, although standalone, weights warm, those ran 1.3-1.65x.
+// threads, AVX-512, each layer between its real neighbours, defaults): 1.15x the direct
+// kernel at 56x56 and 1.35x at 28x28 (F(4x4)), 1.25x at 14x14 (F(2x2); F(4x4)'s 16 tiles
+// there gained nothing), and a loss at 7x7 with F(2x2)'s 16 tiles, although standalone,
+// weights warm, that one ran 1.3x.
 int64_t winograd_tile(const std::vector<int64_t>& weight, const detail::ConvWindow2d& window, const TensorType& output) {
   constexpr int64_t kMinTiles = 36;
   if (weight.size() != 4 || weight[2] != 3 || weight[3] != 3) return 0;
