@@ -4,7 +4,8 @@
 // blocked layouts oneDNN prefers (data and weights reordered once, outside the timing:
 // its best case, as a framework that keeps activations blocked runs it). Temper's kernels
 // are timed as a model build runs them: a config that packs the weight (conv2d's NCHWc
-// blocks) reads it packed once, outside the timing; a blocked workload (conv2d_nchwc, the
+// blocks) reads it packed once, outside the timing; a blocked workload (conv2d_nchwc or
+// conv2d_winograd_nchwc, its weight transformed outside the timing; the
 // kernels of a model in the blocked layout) runs on blocked data, converted outside the
 // timing as oneDNN's is. The layers: the 3x3 layers of ResNet-18 by default, or every
 // conv task of the models given (--model, each layer once with how often the model runs
@@ -32,6 +33,7 @@
 #include "compiler/graph/onnx_import.h"
 #include "compiler/graph/task_extraction.h"
 #include "compiler/ops/nchwc.h"
+#include "compiler/ops/winograd.h"
 #include "compiler/ops/op_data.h"
 #include "compiler/runtime/c_runtime_api.h"
 #include "compiler/runtime/timer.h"
@@ -74,19 +76,20 @@ struct LayerData {
 };
 
 bool is_blocked(const ops::Workload& w) {
-  return w.op == "conv2d_nchwc" || w.op == "depthwise_conv2d_nchwc";
+  return w.op == "conv2d_nchwc" || w.op == "depthwise_conv2d_nchwc" || w.op == "conv2d_winograd_nchwc";
 }
 
 // The plain workload computing what w computes.
 ops::Workload plain_form(const ops::Workload& w) {
   if (!is_blocked(w)) return w;
   std::vector<std::pair<std::string, std::string>> params;
+  if (w.op == "conv2d_winograd_nchwc") params = {{"R", "3"}, {"S", "3"}};  // always 3x3, stride 1
   for (const char* key : {"N", "C", "H", "W", "K", "R", "S", "stride", "pad", "dilation"}) {
     for (const auto& [k, v] : w.params) {
       if (k == key) params.push_back({k, v});
     }
   }
-  return ops::Workload::make(w.op == "conv2d_nchwc" ? "conv2d" : "depthwise_conv2d", params);
+  return ops::Workload::make(w.op == "depthwise_conv2d_nchwc" ? "depthwise_conv2d" : "conv2d", params);
 }
 
 LayerData layer_data(const ops::Workload& w, const Task& task) {
@@ -96,14 +99,17 @@ LayerData layer_data(const ops::Workload& w, const Task& task) {
     return d;
   }
   bool depthwise = w.op == "depthwise_conv2d_nchwc";
-  int64_t in_block = depthwise ? w.get_int("block") : w.get_int("in_block");
-  int64_t out_block = depthwise ? in_block : w.get_int("out_block");
+  bool winograd = w.op == "conv2d_winograd_nchwc";
+  int64_t in_block = depthwise || winograd ? w.get_int("block") : w.get_int("in_block");
+  int64_t out_block = depthwise || winograd ? in_block : w.get_int("out_block");
   const NDArray& x = d.plain.inputs[0];
   const NDArray& weight = d.plain.inputs[1];
-  d.kernel_args = {in_block == 1 ? x : ops::block_channels(x, in_block),
-                   depthwise ? ops::pack_depthwise_weight_nchwc(weight, in_block)
-                             : ops::pack_conv_weight_nchwc(weight, in_block, out_block),
+  NDArray packed = winograd    ? ops::pack_winograd_weight_nchwc(weight, w.get_int("tile"), in_block)
+                   : depthwise ? ops::pack_depthwise_weight_nchwc(weight, in_block)
+                               : ops::pack_conv_weight_nchwc(weight, in_block, out_block);
+  d.kernel_args = {in_block == 1 ? x : ops::block_channels(x, in_block), packed,
                    NDArray::zeros(ops::static_shape(task.op().outputs[0], w.op), DataType::float32())};
+  d.plain.tolerance_of_largest = task.op().tolerance_of_largest;  // Winograd's rounding
   d.out_channels = d.plain.outputs[0].shape()[1];
   return d;
 }
