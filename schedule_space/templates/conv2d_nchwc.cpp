@@ -55,13 +55,7 @@ void define_conv2d_nchwc(ConfigSpace& space, const ops::OpInstance& op, const op
   space.define_knob("unroll_rx", {false, true});
   space.define_knob("unroll_ci", {false, true});
   space.define_knob("pad", {"root", "tile"});
-  int registers = vector_registers(target);
-  int64_t kb = b.out_block;
-  space.add_constraint(str("the tile's accumulators, one step's weight vectors and a broadcast fit the ", registers,
-                           " vector registers"),
-                       [lanes, registers, kb](const Config& c) {
-                         return registers_used(c.knob_int("tile_q"), c.knob_int("tile_kb") * kb, lanes) <= registers;
-                       });
+  add_register_tile_constraint(space, "tile_q", "tile_kb", b.out_block, target);
 }
 
 Schedule apply_conv2d_nchwc(const Config& c, const ops::OpInstance& op, const ops::Workload& w,

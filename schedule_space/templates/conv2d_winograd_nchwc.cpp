@@ -56,13 +56,7 @@ void define_winograd(ConfigSpace& space, const ops::OpInstance& op, const ops::W
   space.define_knob("outer_order", {"k_t", "t_k"});
   space.define_knob("unroll_ci", {false, true});
   space.define_knob("pad", {"root", "inline"});
-  int registers = vector_registers(target);
-  int64_t kb = b.block;
-  space.add_constraint(str("the GEMM tile's accumulators, one step's weight vectors and a broadcast fit the ", registers,
-                           " vector registers"),
-                       [lanes, registers, kb](const Config& c) {
-                         return registers_used(c.knob_int("tile_t"), c.knob_int("tile_kb") * kb, lanes) <= registers;
-                       });
+  add_register_tile_constraint(space, "tile_t", "tile_kb", b.block, target);
 }
 
 // A transform stage whose loops are ordered [parallel..., serial..., unrolled..., the two

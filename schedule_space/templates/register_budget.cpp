@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "compiler/ir/error.h"
+
 namespace temper::schedule_space {
 
 int vector_lanes(const Target& target) {
@@ -15,6 +17,17 @@ int vector_registers(const Target& target) {
 int64_t registers_used(int64_t broadcast_rows, int64_t vector_columns, int lanes) {
   int64_t vectors = (vector_columns + lanes - 1) / lanes;
   return broadcast_rows * vectors + vectors + 1;
+}
+
+void add_register_tile_constraint(ConfigSpace& space, const std::string& rows_knob, const std::string& blocks_knob,
+                                  int64_t block, const Target& target) {
+  int lanes = vector_lanes(target), registers = vector_registers(target);
+  space.add_constraint(str("the tile's accumulators, one step's weight vectors and a broadcast fit the ", registers,
+                           " vector registers"),
+                       [=](const Config& c) {
+                         return registers_used(c.knob_int(rows_knob), c.knob_int(blocks_knob) * block, lanes) <=
+                                registers;
+                       });
 }
 
 std::vector<int64_t> divisors_up_to(int64_t extent, int64_t limit) {

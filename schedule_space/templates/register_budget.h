@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compiler/target/target.h"
+#include "schedule_space/config_space.h"
 
 namespace temper::schedule_space {
 
@@ -23,6 +24,11 @@ int vector_registers(const Target& target);
 // Vector registers the innermost step of a tile of broadcast_rows x vector_columns keeps
 // live: the accumulators, the vectors of one operand and one broadcast of the other.
 int64_t registers_used(int64_t broadcast_rows, int64_t vector_columns, int lanes);
+
+// The constraint of a blocked conv's register tile: `rows_knob` broadcast rows by
+// `blocks_knob` channel blocks of `block` lanes each fit the target's vector registers.
+void add_register_tile_constraint(ConfigSpace& space, const std::string& rows_knob, const std::string& blocks_knob,
+                                  int64_t block, const Target& target);
 
 // The divisors of extent from 1 to min(extent, limit), ascending.
 std::vector<int64_t> divisors_up_to(int64_t extent, int64_t limit);
