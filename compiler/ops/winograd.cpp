@@ -50,26 +50,23 @@ WinogradMatrices make_f4() {
 
 // A transform matrix's rows as their nonzero terms, each row padded to the longest with
 // terms of coefficient 0 (reading the row's first index, so that the read stays in the
-// patch) that the reduction's condition leaves out.
+// patch): the only terms of coefficient 0, which the reduction's condition leaves out.
 struct SparseRows {
   int width = 0;
   std::vector<std::vector<int64_t>> index;
   std::vector<std::vector<double>> coef;
-  std::vector<std::vector<int64_t>> real;  // 1 for a nonzero term, 0 for padding
 };
 
 SparseRows sparse_rows(const std::vector<double>& matrix, int rows, int cols) {
   SparseRows s;
   s.index.resize(rows);
   s.coef.resize(rows);
-  s.real.resize(rows);
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < cols; ++c) {
       double v = matrix[r * cols + c];
       if (v == 0) continue;
       s.index[r].push_back(c);
       s.coef[r].push_back(v);
-      s.real[r].push_back(1);
     }
     s.width = std::max<int>(s.width, static_cast<int>(s.index[r].size()));
   }
@@ -77,7 +74,6 @@ SparseRows sparse_rows(const std::vector<double>& matrix, int rows, int cols) {
     while (static_cast<int>(s.index[r].size()) < s.width) {
       s.index[r].push_back(s.index[r][0]);
       s.coef[r].push_back(0);
-      s.real[r].push_back(0);
     }
   }
   return s;
@@ -157,8 +153,7 @@ te::Tensor conv2d_winograd_nchwc(const te::Tensor& input, const te::Tensor& weig
         Expr row = times(ty, m) + lookup(bt.index, e, ku, DataType::int32());
         Expr col = times(tx, m) + lookup(bt.index, f, kv, DataType::int32());
         Expr coef = lookup(bt.coef, e, ku, dt) * lookup(bt.coef, f, kv, dt);
-        Expr real = lookup(bt.real, e, ku, DataType::int32()) * lookup(bt.real, f, kv, DataType::int32());
-        return te::sum(coef * padded(n, co, row, col, ci), {ku, kv}, real == index_const(1));
+        return te::sum(coef * padded(n, co, row, col, ci), {ku, kv}, coef != make_const(dt, 0.0));
       },
       name + "_input");
 
@@ -183,8 +178,7 @@ te::Tensor conv2d_winograd_nchwc(const te::Tensor& input, const te::Tensor& weig
         Expr e = lookup(at.index, i, lu, DataType::int32());
         Expr f = lookup(at.index, j, lv, DataType::int32());
         Expr coef = lookup(at.coef, i, lu, dt) * lookup(at.coef, j, lv, dt);
-        Expr real = lookup(at.real, i, lu, DataType::int32()) * lookup(at.real, j, lv, DataType::int32());
-        return te::sum(coef * gemm(e, f, t, ko, ki), {lu, lv}, real == index_const(1));
+        return te::sum(coef * gemm(e, f, t, ko, ki), {lu, lv}, coef != make_const(dt, 0.0));
       },
       name);
 }

@@ -62,8 +62,9 @@ void define_winograd(ConfigSpace& space, const ops::OpInstance& op, const ops::W
 // A transform stage whose loops are ordered [parallel..., serial..., unrolled..., the two
 // term reductions, the lanes]: the parallel ones fused, the write-back of its local
 // buffer after the serial ones, everything but the lanes unrolled (rows, columns and
-// terms: literal coefficients, fixed offsets) and the lanes vectorized.
-void schedule_transform(Schedule& s, const std::string& name, size_t parallel_loops, size_t serial_loops) {
+// terms: literal coefficients, fixed offsets) and the lanes vectorized. Returns the
+// parallel loop.
+LoopRV schedule_transform(Schedule& s, const std::string& name, size_t parallel_loops, size_t serial_loops) {
   BlockRV block = s.get_block(name);
   BlockRV write_back = s.cache_write(block, 0, "local");
   std::vector<LoopRV> loops = s.get_loops(block);
@@ -79,6 +80,7 @@ void schedule_transform(Schedule& s, const std::string& name, size_t parallel_lo
     LoopRV lanes = s.get_loops(b).back();
     if (loop_extent(s, lanes) > 1) s.vectorize(lanes);
   }
+  return tiles;
 }
 
 Schedule apply_winograd(const Config& c, const ops::OpInstance& op, const ops::Workload& w, const Target& target) {
@@ -93,7 +95,7 @@ Schedule apply_winograd(const Config& c, const ops::OpInstance& op, const ops::W
     std::vector<LoopRV> l = s.get_loops(in);
     s.reorder({l[2], l[3], l[0], l[1], l[5], l[6], l[4]});
   }
-  schedule_transform(s, str(kOp, "_input"), 2, 0);
+  LoopRV input_tiles = schedule_transform(s, str(kOp, "_input"), 2, 0);
 
   // GEMMs: loops e, f, t, ko, ki, rco, rci.
   BlockRV gemm = s.get_block(str(kOp, "_gemm"));
@@ -134,14 +136,7 @@ Schedule apply_winograd(const Config& c, const ops::OpInstance& op, const ops::W
   }
   schedule_transform(s, kOp, 3, 1);
 
-  if (shape.padded) {
-    std::string pad = str(kOp, "_pad");
-    if (c.knob_string("pad") == "inline") {
-      s.compute_inline(s.get_block(pad));
-    } else {
-      schedule_data_stage(s, pad, lanes);
-    }
-  }
+  if (shape.padded) place_padding(s, str(kOp, "_pad"), c.knob_string("pad"), input_tiles, lanes);
   return s;
 }
 
