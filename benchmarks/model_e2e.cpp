@@ -4,7 +4,7 @@
 // threads; in a process of its own, benchmarks/onnxruntime_runner.py, under a Python that
 // has it) and OpenCV's dnn module on the same file. Rounds are interleaved so that a burst
 // of load on this shared machine hits every contender alike (each round starting one
-// contender later); prints each one's median latency, the ratios temper/onnxruntime (per
+// contender later, once the last one's threads have gone quiet); prints each one's median latency, the ratios temper/onnxruntime (per
 // round: the median and quartiles over the rounds), and each one's FLOP rate as a share of
 // this machine's fp32 FMA peak (measured here first, fma_peak.h), after checking that Temper's
 // outputs agree with onnxruntime's (OpenCV's where onnxruntime is not run).
@@ -261,15 +261,23 @@ ModelResult run_model(const std::string& path, const Options& options, const Tar
     for (auto& [name, round] : contenders) round();
   }
   double load = wait_for_idle_cpu();
-  // Each round starts one contender later than the last, so that none always runs first
-  // (after another's caches) or last.
+  // Each contender's round starts once the last one's threads have gone quiet (onnxruntime's
+  // idle workers spin about 50 ms after a run, OpenCV's OpenMP ones a while too: a core taken
+  // from whoever runs next). Each round starts one contender later than the last, so that
+  // none always runs first (after another's caches) or last.
+  std::vector<int> processes = {static_cast<int>(getpid())};
+  if (onnxruntime) processes.push_back(static_cast<int>(onnxruntime->pid()));
+  double settled_ms = 0;
   for (int r = 0; r < options.rounds; ++r) {
     for (size_t k = 0; k < contenders.size(); ++k) {
       size_t c = (k + static_cast<size_t>(r)) % contenders.size();
+      settled_ms += wait_until_quiet(processes);
       round_seconds[c].push_back(contenders[c].second());
     }
   }
-  std::printf("  %d rounds, %d threads, load %.2f before\n", options.rounds, threads, load);
+  std::printf("  %d rounds, %d threads, load %.2f before; %.0f ms per round waited for the last contender's threads to "
+              "go quiet\n",
+              options.rounds, threads, load, settled_ms / static_cast<double>(options.rounds * contenders.size()));
   for (size_t c = 0; c < contenders.size(); ++c) {
     double ms = median(round_seconds[c]) * 1e3;
     const std::string& name = contenders[c].first;

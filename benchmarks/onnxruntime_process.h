@@ -24,6 +24,7 @@ class OnnxruntimeProcess {
   OnnxruntimeProcess& operator=(const OnnxruntimeProcess&) = delete;
 
   const std::string& version() const { return version_; }
+  pid_t pid() const { return pid_; }
   // Seconds per call of one round of at least min_round_ms.
   double time_round(double min_round_ms);
   // The model's first output.
