@@ -278,7 +278,7 @@ int cmd_tune(const std::vector<std::string>& args) {
   search::TuneOptions options;
   measure::BuilderOptions builder_options;
   measure::RunnerOptions runner_options;
-  bool warm_weights = false;
+  bool warm_caches = false;
   po::options_description desc("temper tune: search the workload's schedule space; every measurement goes to the log");
   // clang-format off
   desc.add_options()
@@ -323,15 +323,15 @@ int cmd_tune(const std::vector<std::string>& args) {
       ("min-repeat-ms", po::value(&runner_options.min_repeat_ms)->default_value(50), "minimum length of a group")
       ("cooldown-ms", po::value(&runner_options.cooldown_ms)->default_value(0), "pause between groups")
       ("flush-cache", po::bool_switch(&runner_options.flush_cache), "flush the caches before each group")
-      ("warm-weights", po::bool_switch(&warm_weights),
-       "leave the op's weights (a conv's filters, a matmul's B) in the caches between timed calls; by default they "
-       "are evicted before each call, as a model's run finds them")
+      ("warm-caches", po::bool_switch(&warm_caches),
+       "leave the op's weights (a conv's filters, a matmul's B) and outputs in the caches between timed calls; by "
+       "default they are evicted before each call, as a model's run finds them")
       ("run-timeout", po::value(&runner_options.timeout_s)->default_value(10), "seconds per candidate's check and timing")
       ("threads", po::value(&runner_options.threads)->default_value(0), "threads of parallel loops (0: one per core)");
   // clang-format on
   std::string workload_text;
   if (!parse_command_line(args, usage, desc, workload_text)) return 0;
-  runner_options.cold_weights = !warm_weights;
+  runner_options.cold_caches = !warm_caches;
   if (!layout_flag.empty()) model_flags.layout = layout_flag;
   graph::parse_layout_choice(model_flags.layout);  // a bad value fails before any work
   if (db_path.empty()) throw UserError(str("missing --db FILE: the tuning log to write\n", usage));

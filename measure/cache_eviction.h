@@ -1,8 +1,9 @@
-// Evicting a buffer from every cache level, line by line (clflush), so that the next read
-// of it comes from memory: the state a model's weights are in when a layer runs, since
-// the weights of the whole model pass through the caches once per inference and do not
-// fit in them. The worker does this to a candidate's weight inputs before each timed call
-// (RunnerOptions::cold_weights). A no-op where the CPU has no such instruction.
+// Evicting a buffer from every cache level, line by line (clflush), so that the next access
+// to it goes to memory: the state a model's weights are in when a layer runs, since the
+// weights of the whole model pass through the caches once per inference and do not fit in
+// them, and much the state of the storage a layer writes its output into. The worker does
+// this to a candidate's weight inputs and outputs before each timed call
+// (RunnerOptions::cold_caches). A no-op where the CPU has no such instruction.
 #pragma once
 
 #include <cstddef>

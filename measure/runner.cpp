@@ -135,7 +135,7 @@ MeasureResult Runner::run_one(const MeasureInput& input, const BuildArtifact& ar
   request.min_repeat_ms = options_.min_repeat_ms;
   request.cooldown_ms = options_.cooldown_ms;
   request.flush_cache = options_.flush_cache;
-  request.cold_weights = options_.cold_weights;
+  request.cold_caches = options_.cold_caches;
   request.threads = options_.threads;
   std::string what = str(artifact.function_name, " (", artifact.library_path, ")");
 

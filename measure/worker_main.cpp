@@ -7,9 +7,9 @@
 // The test data of the last workload is kept (its reference outputs are costly for big
 // ops); a CPU candidate is timed on a copy of it at page offsets drawn afresh for each
 // candidate (buffer_placement.h). A candidate's library is unloaded once it is measured,
-// so memory stays bounded over thousands of candidates. With cold_weights, the op's weight
-// inputs are evicted from the caches before each timed call (cache_eviction.h), as a
-// model's run finds them. A candidate that writes into its inputs is a wrong result,
+// so memory stays bounded over thousands of candidates. With cold_caches, the op's weight
+// inputs and its outputs are evicted from the caches before each timed call
+// (cache_eviction.h), as a model's run finds them. A candidate that writes into its inputs is a wrong result,
 // and the inputs are restored from a pristine copy before the next one.
 //
 // A GPU candidate's file is a DeviceProgram. The device of each target string is opened
@@ -177,12 +177,14 @@ class Worker {
     std::vector<TemperTensor> args = placement->place(data->args(), rng_);
     auto call = [&] { f(std::span<const TemperTensor>(args)); };
     TimingResult timing;
-    if (request.cold_weights && !w.op.weight_inputs.empty()) {
+    if (request.cold_caches) {
       std::vector<NDArray*> placed_from = data->args();
-      auto evict_weights = [&] {
-        for (int i : w.op.weight_inputs) evict_from_caches(args[i].data, placed_from[i]->nbytes());
+      std::vector<int> cold = w.op.weight_inputs;
+      for (size_t i = data->inputs.size(); i < args.size(); ++i) cold.push_back(static_cast<int>(i));
+      auto evict = [&] {
+        for (int i : cold) evict_from_caches(args[i].data, placed_from[i]->nbytes());
       };
-      timing = time_function(call, evict_weights, timing_options(request));
+      timing = time_function(call, evict, timing_options(request));
     } else {
       timing = time_function(call, timing_options(request));
     }

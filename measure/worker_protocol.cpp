@@ -45,7 +45,7 @@ std::string encode_request(const WorkerRequest& r) {
                       {"min_repeat_ms", r.min_repeat_ms},
                       {"cooldown_ms", r.cooldown_ms},
                       {"flush_cache", r.flush_cache},
-                      {"cold_weights", r.cold_weights},
+                      {"cold_caches", r.cold_caches},
                       {"threads", r.threads}};
   if (!r.pack_function.empty()) {
     j["pack_function"] = r.pack_function;
@@ -67,7 +67,7 @@ WorkerRequest decode_request(const std::string& line) {
   r.min_repeat_ms = field<double>(j, "min_repeat_ms", "request");
   r.cooldown_ms = field<double>(j, "cooldown_ms", "request");
   r.flush_cache = field<bool>(j, "flush_cache", "request");
-  r.cold_weights = field<bool>(j, "cold_weights", "request");
+  r.cold_caches = field<bool>(j, "cold_caches", "request");
   r.threads = field<int>(j, "threads", "request");
   if (j.contains("pack_function")) {
     r.pack_function = field<std::string>(j, "pack_function", "request");

@@ -6,7 +6,7 @@
 //   request  {"workload": "matmul:M=64,...", "target": "llvm -mcpu=native",
 //             "library": "/tmp/.../b0_c3.so", "function": "matmul",
 //             "number": 1, "repeat": 3, "min_repeat_ms": 0, "cooldown_ms": 0,
-//             "flush_cache": false, "cold_weights": true, "threads": 0}
+//             "flush_cache": false, "cold_caches": true, "threads": 0}
 //            (+ "pack_function": "conv2d_weight_pack", "packed_input": 1, "packed_shape": [...]
 //             for a candidate that reads an input packed once: MeasureInput::pack)
 //   ready    {"ready": true}
@@ -47,7 +47,7 @@ struct WorkerRequest {
   double min_repeat_ms = 0;
   double cooldown_ms = 0;
   bool flush_cache = false;
-  bool cold_weights = false;  // RunnerOptions::cold_weights
+  bool cold_caches = false;  // RunnerOptions::cold_caches
   int threads = 0;  // 0: one per core
 };
 

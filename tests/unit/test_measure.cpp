@@ -67,7 +67,7 @@ TEST(WorkerProtocol, RequestsAndRepliesRoundTripAsOneLine) {
   request.min_repeat_ms = 2.5;
   request.cooldown_ms = 1;
   request.flush_cache = true;
-  request.cold_weights = true;
+  request.cold_caches = true;
   request.threads = 2;
   std::string line = encode_request(request);
   EXPECT_EQ(line.find("pack_function"), std::string::npos) << "no pack: no pack fields";
@@ -82,7 +82,7 @@ TEST(WorkerProtocol, RequestsAndRepliesRoundTripAsOneLine) {
   EXPECT_EQ(back.min_repeat_ms, 2.5);
   EXPECT_EQ(back.cooldown_ms, 1);
   EXPECT_TRUE(back.flush_cache);
-  EXPECT_TRUE(back.cold_weights);
+  EXPECT_TRUE(back.cold_caches);
   EXPECT_EQ(back.threads, 2);
   EXPECT_TRUE(back.pack_function.empty());
   request.pack_function = "conv2d_weight_pack";
@@ -267,7 +267,7 @@ TEST(Measure, APrepackedCandidateRunsOnItsWeightPackedOnce) {
   MeasureInput candidate{task->workload(), kNative, p16.compute.func(), p16.pack.func(), p16.input};
   for (bool cold : {true, false}) {
     RunnerOptions options = quick_runner();
-    options.cold_weights = cold;
+    options.cold_caches = cold;
     MeasureResult r = build_and_run(candidate, options);
     EXPECT_EQ(r.error, MeasureError::None) << r.message;
     EXPECT_EQ(r.costs.size(), 3u);
