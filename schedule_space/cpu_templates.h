@@ -10,6 +10,7 @@
 //   depthwise_conv2d_nchwc        templates/depthwise_conv2d_nchwc.cpp
 //   conv2d_winograd_nchwc         templates/conv2d_winograd_nchwc.cpp (3x3 stride 1)
 //   max_pool2d, avg_pool2d        templates/pool.cpp
+//   attention                     templates/attention.cpp (the softmax between the products)
 #pragma once
 
 #include "schedule_space/template.h"
@@ -27,5 +28,6 @@ const Template& depthwise_conv2d_nchwc_template();
 const Template& conv2d_winograd_nchwc_template();
 const Template& max_pool2d_template();
 const Template& avg_pool2d_template();
+const Template& attention_template();
 
 }  // namespace temper::schedule_space

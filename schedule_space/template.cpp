@@ -26,6 +26,7 @@ const TemplateEntry kCpuTemplates[] = {
     {"conv2d_winograd_nchwc", conv2d_winograd_nchwc_template},
     {"max_pool2d", max_pool2d_template},
     {"avg_pool2d", avg_pool2d_template},
+    {"attention", attention_template},
 };
 
 // Every GPU template but the injective one, in the order error messages list them.

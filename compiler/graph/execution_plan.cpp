@@ -225,7 +225,7 @@ PlanKernels make_execution_plan(const Graph& graph, const Target& target, bool f
   std::vector<FusedGroup> groups;
   LayoutReport layout;
   if (fuse) {
-    layout = optimize_graph(g, nchwc_block_for(target, layout_choice), layout_choice != LayoutChoice::BlockedDirect);
+    layout = optimize_graph(g, graph_passes_for(target, layout_choice));
     groups = partition_for_fusion(g);
   } else {
     for (int n = 0; n < static_cast<int>(g.nodes().size()); ++n) groups.push_back(FusedGroup{{n}, n});

@@ -53,7 +53,7 @@ const std::vector<GraphOp>& table() {
   static const std::vector<GraphOp> ops = [] {
     std::vector<GraphOp> all;
     for (auto family : {detail::elementwise_graph_ops, detail::nn_graph_ops, detail::shape_graph_ops,
-                         detail::nchwc_graph_ops}) {
+                         detail::nchwc_graph_ops, detail::attention_graph_ops}) {
       for (GraphOp& op : family()) all.push_back(naming_the_node(std::move(op)));
     }
     std::sort(all.begin(), all.end(), [](const GraphOp& a, const GraphOp& b) { return a.op < b.op; });

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ std::vector<GraphOp> elementwise_graph_ops();  // arithmetic, activations, Clip,
 std::vector<GraphOp> nn_graph_ops();           // Conv, Gemm, MatMul, pooling, normalisations, ReduceMean
 std::vector<GraphOp> shape_graph_ops();        // Reshape, Transpose, Concat, Pad, Slice, Gather, Shape, ...
 std::vector<GraphOp> nchwc_graph_ops();        // the blocked layout's conversions and convs (internal)
+std::vector<GraphOp> attention_graph_ops();    // Attention (internal; pass_fuse_attention.h)
 
 // UserError unless the node has between min_inputs and max_inputs inputs (omitted
 // optional ones included), and at most max_outputs outputs.
@@ -71,6 +73,14 @@ struct ConvWindow2d {
   Shape strides, dilations, pads;
 };
 ConvWindow2d conv2d_window(const Graph& graph, const Node& node);
+
+// How many rows of additive key biases an Attention mask of shape `mask` holds for scores
+// whose leading (batch, head) extents are `batch` and whose keys number `keys`: the mask,
+// its rank padded with leading 1s to the scores', must be [.., 1, keys] with leading
+// extents equal to the scores' up to some dimension and 1 after it ([N, 1, 1, T] for a
+// batch of N x heads), so that batch entry b of the flattened scores reads mask row
+// b / (B / rows). nullopt for any other shape.
+std::optional<int64_t> attention_mask_rows(const Shape& batch, int64_t keys, const Shape& mask);
 
 // "[1,2,3]" for messages.
 std::string ints_str(const std::vector<int64_t>& values);

@@ -6,12 +6,24 @@
 
 #include "compiler/graph/graph.h"
 #include "compiler/graph/pass_nchwc_layout.h"
+#include "compiler/target/target.h"
 
 namespace temper::graph {
 
+// The passes that depend on the target and the user's layout choice.
+struct GraphPasses {
+  int64_t nchwc_block = 0;  // > 1: the blocked layout with this many lanes (pass_nchwc_layout.h)
+  bool winograd = true;     // with the blocked layout: 3x3 stride-1 convs may take Winograd's kernel
+  bool attention = false;   // attention chains become one Attention node (pass_fuse_attention.h)
+};
+
+// What a build for target runs: the blocked layout and Winograd as the layout choice says
+// (nchwc_block_for), attention fused on CPUs (its template is a CPU one).
+GraphPasses graph_passes_for(const Target& target, LayoutChoice layout);
+
 // Rewrites graph in place (each pass is its own file: pass_*.h): identities removed, batch
-// norms folded, layer norms and GELUs recognised, then, with nchwc_block > 1, the blocked
-// layout chosen for the graph (pass_nchwc_layout.h; nchwc_block_for(target) is a build's).
-LayoutReport optimize_graph(Graph& graph, int64_t nchwc_block = 0, bool winograd = true);
+// norms folded, layer norms and GELUs recognised, attention fused, then the blocked layout
+// chosen for the graph.
+LayoutReport optimize_graph(Graph& graph, const GraphPasses& passes = {});
 
 }  // namespace temper::graph

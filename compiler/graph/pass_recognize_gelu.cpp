@@ -1,53 +1,19 @@
 #include "compiler/graph/pass_recognize_gelu.h"
 
-#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <optional>
 
+#include "compiler/graph/graph_match.h"
+
 namespace temper::graph {
 namespace {
-
-bool is_output(const Graph& graph, ValueId v) {
-  return std::find(graph.outputs().begin(), graph.outputs().end(), v) != graph.outputs().end();
-}
-
-// The node reading v when it is v's only read and v is no graph output; -1 otherwise.
-int only_reader(const Graph& graph, ValueId v) {
-  if (is_output(graph, v)) return -1;
-  int reader = -1;
-  int reads = 0;
-  for (int n = 0; n < static_cast<int>(graph.nodes().size()); ++n) {
-    for (ValueId input : graph.nodes()[n].inputs) {
-      if (input != v) continue;
-      reader = n;
-      ++reads;
-    }
-  }
-  return reads == 1 ? reader : -1;
-}
-
-// Node n when it is `op` with `arity` inputs and one output of type `type`; nullptr otherwise.
-const Node* node_as(const Graph& graph, int n, const std::string& op, size_t arity, const TensorType& type) {
-  if (n < 0) return nullptr;
-  const Node& node = graph.nodes()[n];
-  if (node.op != op || node.inputs.size() != arity || node.outputs.size() != 1) return nullptr;
-  return graph.value(node.outputs[0]).type == type ? &node : nullptr;
-}
-
-// The input of a binary node that is not `known`, when the other one is `known`; kNoValue otherwise.
-ValueId other_input(const Node& node, ValueId known) {
-  if (node.inputs[0] == known) return node.inputs[1];
-  if (node.inputs[1] == known) return node.inputs[0];
-  return kNoValue;
-}
 
 // Whether v is a one-element constant within a relative 1e-4 of target: exporters write
 // sqrt(2) and friends rounded to float32, or to fewer digits.
 bool is_constant_near(const Graph& graph, ValueId v, double target) {
-  if (v == kNoValue) return false;
-  const std::optional<NDArray>& data = graph.value(v).constant;
-  return data && data->size() == 1 && std::abs(data->get(0) - target) <= 1e-4 * std::abs(target);
+  std::optional<double> c = scalar_constant(graph, v);
+  return c && std::abs(*c - target) <= 1e-4 * std::abs(target);
 }
 
 // The input of binary node `node` (either side) that is not the constant near `target`;

@@ -1,57 +1,12 @@
 #include "compiler/graph/pass_recognize_layer_norm.h"
 
-#include <algorithm>
 #include <optional>
 
+#include "compiler/graph/graph_match.h"
 #include "compiler/ir/error.h"
 
 namespace temper::graph {
 namespace {
-
-bool is_output(const Graph& graph, ValueId v) {
-  return std::find(graph.outputs().begin(), graph.outputs().end(), v) != graph.outputs().end();
-}
-
-// The nodes reading v, in node order, once per read (Mul(d, d) appears twice).
-std::vector<int> readers(const Graph& graph, ValueId v) {
-  std::vector<int> found;
-  for (int n = 0; n < static_cast<int>(graph.nodes().size()); ++n) {
-    for (ValueId input : graph.nodes()[n].inputs) {
-      if (input == v) found.push_back(n);
-    }
-  }
-  return found;
-}
-
-// The node reading v when it is v's only read and v is no graph output; -1 otherwise.
-int only_reader(const Graph& graph, ValueId v) {
-  if (is_output(graph, v)) return -1;
-  std::vector<int> found = readers(graph, v);
-  return found.size() == 1 ? found[0] : -1;
-}
-
-// Node n when it is `op` with `arity` inputs and one output of type `type`; nullptr otherwise.
-const Node* node_as(const Graph& graph, int n, const std::string& op, size_t arity, const TensorType& type) {
-  if (n < 0) return nullptr;
-  const Node& node = graph.nodes()[n];
-  if (node.op != op || node.inputs.size() != arity || node.outputs.size() != 1) return nullptr;
-  return graph.value(node.outputs[0]).type == type ? &node : nullptr;
-}
-
-// The value of a one-element constant; nullopt for anything else.
-std::optional<double> scalar_constant(const Graph& graph, ValueId v) {
-  if (v == kNoValue) return std::nullopt;
-  const std::optional<NDArray>& data = graph.value(v).constant;
-  if (!data || data->size() != 1) return std::nullopt;
-  return data->get(0);
-}
-
-// The input of a binary node that is not `known`, when the other one is `known`; kNoValue otherwise.
-ValueId other_input(const Node& node, ValueId known) {
-  if (node.inputs[0] == known) return node.inputs[1];
-  if (node.inputs[1] == known) return node.inputs[0];
-  return kNoValue;
-}
 
 // Whether ReduceMean node reduces exactly the last of `rank` dimensions (absent axes: all).
 bool reduces_last_axis(const Node& reduce, int64_t rank) {
@@ -83,13 +38,6 @@ NDArray ones(int64_t extent, DataType dtype) {
   NDArray out = NDArray::empty({extent}, dtype);
   for (int64_t k = 0; k < extent; ++k) out.set(k, 1.0);
   return out;
-}
-
-// base, or base with the first free "_<k>" suffix.
-std::string unused_name(const Graph& graph, const std::string& base) {
-  std::string name = base;
-  for (int k = 1; graph.find(name) != kNoValue; ++k) name = str(base, "_", k);
-  return name;
 }
 
 struct LayerNormMatch {

@@ -1,6 +1,7 @@
 #include "compiler/graph/task_extraction.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <optional>
 
@@ -158,7 +159,29 @@ Mapping map_matmul(const Graph& graph, const Node& node) {
   return product_of(ops::Workload::make("batch_matmul", params), {0, 1});
 }
 
+// Attention (pass_fuse_attention.h): its arrays read in the op's [B, S, D], [B, D, T],
+// [B, T, E] and [MB, T] shapes.
+Mapping map_attention(const Graph& graph, const Node& node) {
+  const std::vector<int64_t>& q = graph.value(node.inputs[0]).type.shape;
+  const std::vector<int64_t>& kt = graph.value(node.inputs[1]).type.shape;
+  const std::vector<int64_t>& v = graph.value(node.inputs[2]).type.shape;
+  std::vector<int64_t> batch(q.begin(), q.end() - 2);
+  int64_t mask_rows = 0;
+  std::vector<int> inputs = {0, 1, 2};
+  if (has_input(node, 3)) {
+    mask_rows = *detail::attention_mask_rows(batch, kt.back(), graph.value(node.inputs[3]).type.shape);
+    inputs.push_back(3);
+  }
+  char scale[32];
+  std::snprintf(scale, sizeof scale, "%.17g", node.attrs.get_float_or("scale", 1.0));
+  Params params = {{"B", str(product(batch))}, {"S", str(q[q.size() - 2])}, {"T", str(kt.back())},
+                   {"D", str(q.back())},       {"E", str(v.back())},          {"scale", scale},
+                   {"mask_rows", str(mask_rows)}};
+  return Mapping{NodeTask{ops::Workload::make("attention", params), inputs, true}, ""};
+}
+
 Mapping map_node(const Graph& graph, const Node& node) {
+  if (node.op == "Attention") return map_attention(graph, node);
   if (node.op == "Conv") return map_conv(graph, node);
   if (node.op == "NchwcConv" || node.op == "NchwcDepthwiseConv" || node.op == "NchwcWinogradConv") {
     return map_nchwc_conv(graph, node);
@@ -179,7 +202,7 @@ std::optional<NodeTask> node_task(const Graph& graph, const Node& node, std::str
 std::vector<ExtractedTask> extract_tasks(const Graph& graph, const Target& target, std::vector<std::string>* skipped,
                                          LayoutChoice layout) {
   Graph g = graph;
-  optimize_graph(g, nchwc_block_for(target, layout), layout != LayoutChoice::BlockedDirect);
+  optimize_graph(g, graph_passes_for(target, layout));
 
   std::vector<ExtractedTask> tasks;
   std::map<std::string, size_t> index;         // workload string -> position in tasks

@@ -19,7 +19,9 @@
 //   MatMul, B 2-D                   matmul:M,N,K, A's leading extents folded into M (a
 //                                   [1, 128, 768] x [768, 3072] projection is M=128)
 //   MatMul, same batch extents      batch_matmul:B,M,N,K over the product of the batch
-//                                   extents (attention's [1, 12, 128, 64] x [1, 12, 64, 128])
+//                                   extents ([1, 12, 128, 64] x [1, 12, 64, 128])
+//   Attention (the fused chain of   attention:B,S,T,D,E,scale,mask_rows over the product of
+//   pass_fuse_attention.h)          the batch extents (a BERT layer's 12 heads: B=12)
 //
 // Identical workloads merge into one task with a count and the nodes' names. A node of
 // these ops that no workload or template can express (a 3-D Conv, a Gemm with transA, a

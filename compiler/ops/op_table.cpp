@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "compiler/ops/attention.h"
 #include "compiler/ops/conv.h"
 #include "compiler/ops/elementwise.h"
 #include "compiler/ops/matmul.h"
@@ -408,6 +409,32 @@ OpInstance instantiate_layer_norm(const Workload& w) {
                 });
 }
 
+OpInstance instantiate_attention(const Workload& w) {
+  int64_t B = w.get_int("B"), S = w.get_int("S"), T = w.get_int("T"), D = w.get_int("D"), E = w.get_int("E");
+  int64_t mask_rows = w.get_int("mask_rows");
+  double scale = w.get_float("scale");
+  if (mask_rows > 0 && B % mask_rows != 0) {
+    throw UserError(str("attention: mask_rows=", mask_rows, " must divide B=", B, " (each mask row serves B / mask_rows "
+                        "batch entries); 0 for no mask"));
+  }
+  te::Tensor q = placeholder(w, {B, S, D}, "Q");
+  te::Tensor kt = placeholder(w, {B, D, T}, "KT");
+  te::Tensor v = placeholder(w, {B, T, E}, "V");
+  std::vector<te::Tensor> inputs = {q, kt, v};
+  te::Tensor mask;
+  if (mask_rows > 0) {
+    mask = placeholder(w, {mask_rows, T}, "mask");
+    inputs.push_back(mask);
+  }
+  double flops = 2.0 * B * S * T * (D + E) + 5.0 * B * S * T;
+  int64_t per_mask_row = mask_rows > 0 ? B / mask_rows : 0;
+  return finish(w, inputs, attention(q, kt, v, mask, scale), flops, [=](auto& ins, auto& outs) {
+    reference::attention(in<float>(ins, 0), in<float>(ins, 1), in<float>(ins, 2),
+                         mask_rows > 0 ? in<float>(ins, 3) : nullptr, out<float>(outs, 0), B, S, T, D, E, per_mask_row,
+                         scale);
+  });
+}
+
 OpInstance instantiate_batch_norm(const Workload& w) {
   Shape shape = w.get_ints("shape");
   int axis = normalize_axis(w.get_int("axis"), static_cast<int>(shape.size()), "batch_norm");
@@ -635,6 +662,13 @@ std::vector<OpSpec> build_table() {
        {required_key("shape", K::Shape), required_key("axis", K::NonNegative), defaulted_key("eps", K::Float, "1e-5"),
         float_only()},
        instantiate_layer_norm},
+      {"attention",
+       "out[B,S,E] = softmax_j(scale * Q[B,S,D] KT[B,D,T] + mask[b / (B / mask_rows), T]) V[B,T,E]: one head per b, "
+       "the softmax fused between the products; mask_rows=0: no mask",
+       {required_key("B", K::Positive), required_key("S", K::Positive), required_key("T", K::Positive),
+        required_key("D", K::Positive), required_key("E", K::Positive), defaulted_key("scale", K::Float, "1"),
+        defaulted_key("mask_rows", K::NonNegative, "0"), float_only()},
+       instantiate_attention},
       {"batch_norm",
        "inference batch norm: (X - mean[c]) / sqrt(var[c] + eps) * gamma[c] + beta[c]",
        {required_key("shape", K::Shape), defaulted_key("axis", K::NonNegative, "1"),

@@ -448,6 +448,32 @@ void softmax(const T* x, T* y, const Shape& shape, int axis) {
 }
 
 template <typename T>
+void attention(const T* q, const T* kt, const T* v, const T* mask, T* out, int64_t B, int64_t S, int64_t T_, int64_t D,
+               int64_t E, int64_t rows_per_mask_row, double scale) {
+  std::vector<double> logits(T_);
+  std::vector<double> acc(E);
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t i = 0; i < S; ++i) {
+      double largest = -std::numeric_limits<double>::infinity();
+      for (int64_t j = 0; j < T_; ++j) {
+        double dot = 0;
+        for (int64_t k = 0; k < D; ++k) dot += double(q[(b * S + i) * D + k]) * kt[(b * D + k) * T_ + j];
+        logits[j] = dot * scale + (mask ? double(mask[(b / rows_per_mask_row) * T_ + j]) : 0.0);
+        largest = std::max(largest, logits[j]);
+      }
+      double sum = 0;
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int64_t j = 0; j < T_; ++j) {
+        double e = std::exp(logits[j] - largest);
+        sum += e;
+        for (int64_t d = 0; d < E; ++d) acc[d] += e * v[(b * T_ + j) * E + d];
+      }
+      for (int64_t d = 0; d < E; ++d) out[(b * S + i) * E + d] = static_cast<T>(acc[d] / sum);
+    }
+  }
+}
+
+template <typename T>
 void layer_norm(const T* x, const T* gamma, const T* beta, T* y, const Shape& shape, int axis, double eps) {
   int64_t rows = 1;
   for (int d = 0; d < axis; ++d) rows *= shape[d];
@@ -552,6 +578,8 @@ template void unary(UnaryOp, const int32_t*, int32_t*, int64_t);
 template void scale_bias(const float*, const float*, const float*, float*, const Shape&, int);
 template void softmax(const float*, float*, const Shape&, int);
 template void layer_norm(const float*, const float*, const float*, float*, const Shape&, int, double);
+template void attention(const float*, const float*, const float*, const float*, float*, int64_t, int64_t, int64_t,
+                        int64_t, int64_t, int64_t, double);
 template void batch_norm(const float*, const float*, const float*, const float*, const float*, float*, const Shape&,
                          int, double);
 template void transpose(const float*, float*, const Shape&, const std::vector<int64_t>&);

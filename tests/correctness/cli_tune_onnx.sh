@@ -6,7 +6,7 @@
 # and `temper run --db` apply the log to all three tasks. With --space both each task is
 # tuned by its template and by the auto-scheduler, the gradient task scheduler giving the
 # turns, and the build applies whichever found the faster schedule. The encoder's
-# projections and attention products are matmul and batch_matmul tasks. A model without a
+# projections are matmul tasks and its attention one fused attention task. A model without a
 # tunable node is refused.
 # Usage: cli_tune_onnx.sh TEMPER
 set -u
@@ -123,11 +123,11 @@ expect "^warning: conv2d_winograd_nchwc:N=1,C=8,.*: the log has records for this
 run build cnn.onnx --db direct.db --layout nchwc-direct -o direct.so
 expect "^schedules +3 of 3 tunable ops tuned from direct.db \(0 with their template defaults\)$"
 
-echo "== the encoder: projections (matmul, M = batch x sequence) and attention (batch_matmul over the heads)"
+echo "== the encoder: projections (matmul, M = batch x sequence) and one fused attention over the heads"
 run tune encoder.onnx --db enc.db --trials 16 --tuner random --seed 1 "${fast[@]}"
 expect "^model +encoder.onnx: [0-9]+ nodes, 4 tasks$"
 expect "^ +0 +4 +template +[0-9]+ configs +matmul:M=16,N=64,K=64,"
-expect "^ +1 +2 +template +[0-9]+ configs +batch_matmul:B=4,M=16,N=16,K=16,"
+expect "^ +1 +1 +template +[0-9]+ configs +attention:B=4,S=16,T=16,D=16,E=16,scale=0.25,mask_rows=0,"
 
 echo "== a budget smaller than the task count: the untried tasks are named, and the job succeeds"
 run tune encoder.onnx --db enc_small.db --trials 4 --tuner random --seed 1 "${fast[@]}"

@@ -77,7 +77,7 @@ void expect_blocked_matches_plain(const Graph& graph, const Target& target, doub
 
 TEST(NchwcLayout, ResidualChainConvertsOnceInAndOnceOut) {
   Graph g = residual_block(12, 20);
-  LayoutReport report = optimize_graph(g, 8);
+  LayoutReport report = optimize_graph(g, {.nchwc_block = 8});
   EXPECT_EQ(report.block, 8);
   EXPECT_EQ(report.blocked_convs, 2);
   std::map<std::string, int> ops = op_counts(g);
@@ -99,7 +99,7 @@ TEST(NchwcLayout, ResidualChainConvertsOnceInAndOnceOut) {
 
 TEST(NchwcLayout, AStemOverFewChannelsReadsThePlainInput) {
   Graph g = residual_block(3, 16);
-  LayoutReport report = optimize_graph(g, 8);
+  LayoutReport report = optimize_graph(g, {.nchwc_block = 8});
   EXPECT_EQ(op_counts(g)["ReorderToNchwc"], 0);
   ASSERT_EQ(report.conversions.size(), 1u);
   EXPECT_EQ(report.conversions[0], "out of NCHW8c for output 'y'");
@@ -119,7 +119,7 @@ TEST(NchwcLayout, ThreeByThreeConvsOnLargerMapsTakeWinograd) {
   for (int64_t size : {16, 24}) {
     SCOPED_TRACE(str("size ", size));
     Graph g = residual_block(12, 20, size);
-    LayoutReport report = optimize_graph(g, 8);
+    LayoutReport report = optimize_graph(g, {.nchwc_block = 8});
     std::map<std::string, int> ops = op_counts(g);
     EXPECT_EQ(ops["NchwcWinogradConv"], 2);
     EXPECT_EQ(ops.count("NchwcConv"), 0u);
@@ -152,7 +152,7 @@ TEST(NchwcLayout, AnOpWithoutABlockedFormConvertsAroundIt) {
   expect_blocked_matches_plain(g, Target::parse("llvm -mcpu=haswell"));
 
   Graph rewritten = g;
-  LayoutReport report = optimize_graph(rewritten, 8);
+  LayoutReport report = optimize_graph(rewritten, {.nchwc_block = 8});
   std::vector<std::string> expected = {"into NCHW8c for 'conv1' (Conv)", "out of NCHW8c for 'softmax' (Softmax)",
                                        "into NCHW8c for 'conv2' (Conv)", "out of NCHW8c for output 'y'"};
   EXPECT_EQ(report.conversions, expected);

@@ -114,6 +114,7 @@ TEST(OpTable, ListsEveryOpWithADocAndUsage) {
                                              "scale_bias",
                                              "softmax",
                                              "layer_norm",
+                                             "attention",
                                              "batch_norm",
                                              "transpose",
                                              "reshape",
