@@ -1,7 +1,9 @@
 // The LLVM backend's float32 exp/log/tanh/erf/sigmoid (codegen/llvm/vector_math.cpp) against
 // double-precision libm over the whole float range: every 257th bit pattern (normals,
 // denormals, both signs), inf, nan, +-0, and every float near the points where the
-// functions change branch. The ulp bounds are the ones vector_math.h states.
+// functions change branch; pow over a grid of bases (every 65537th bit pattern, and dense
+// near 1) by exponents (integers, halves, fractions, large ones), and C's special cases.
+// The ulp bounds are the ones vector_math.h states.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -134,11 +136,106 @@ TEST(VectorMath, SignsZerosAndNonFiniteInputsFollowLibm) {
   }
 }
 
+std::vector<PrimFunc> pow_kernels(int64_t n);
+
 TEST(VectorMath, VectorizedLoopsCallNoLibmFunction) {
   for (const MathFunction& f : functions()) {
     std::string ir = emit_llvm_ir(kernels(f.name, 64), Target::parse("llvm -mcpu=native"));
     for (const char* libm : {"@expf", "@logf", "@tanhf", "@erff", "@llvm.exp.", "@llvm.log."}) {
       EXPECT_EQ(ir.find(libm), std::string::npos) << f.name << " calls " << libm;
+    }
+  }
+  std::string ir = emit_llvm_ir(pow_kernels(64), Target::parse("llvm -mcpu=native"));
+  for (const char* libm : {"@powf", "@pow(", "@llvm.pow."}) EXPECT_EQ(ir.find(libm), std::string::npos) << "pow calls " << libm;
+}
+
+// ---------------------------------------------------------------- pow
+
+constexpr double kPowMaxUlp = 1.0;
+
+// z = pow(x, y) over n pairs: a vectorized loop (16 lanes) and a scalar one.
+std::vector<PrimFunc> pow_kernels(int64_t n) {
+  Buffer x("X", f32, {n}), y("Y", f32, {n}), z("Z", f32, {n});
+  Var i("i");
+  Expr lanes = ramp(i * kLanes, 1, kLanes);
+  Stmt vector = make_for(i, 0, static_cast<int>(n / kLanes), ForKind::Serial,
+                         store(z, call_pure(f32.with_lanes(kLanes), "pow", {load(x, {lanes}), load(y, {lanes})}), {lanes}));
+  Var j("j");
+  Stmt scalar = make_for(j, 0, static_cast<int>(n), ForKind::Serial,
+                         store(z, call_pure(f32, "pow", {load(x, {j}), load(y, {j})}), {j}));
+  return {{"pow_vector", {x, y, z}, vector}, {"pow_scalar", {x, y, z}, scalar}};
+}
+
+// The vector and scalar results of pow over the pairs (xs[k], ys[k]).
+std::pair<std::vector<float>, std::vector<float>> run_pow(std::vector<float> xs, std::vector<float> ys) {
+  while (xs.size() % kLanes != 0) xs.push_back(1.5f), ys.push_back(2.0f);
+  int64_t n = static_cast<int64_t>(xs.size());
+  std::unique_ptr<Module> module = build_llvm(pow_kernels(n), Target::parse("llvm -mcpu=native"));
+  NDArray x = NDArray::empty({n}, f32), y = NDArray::empty({n}, f32);
+  NDArray vector = NDArray::empty({n}, f32), scalar = NDArray::empty({n}, f32);
+  std::copy(xs.begin(), xs.end(), x.data_as<float>());
+  std::copy(ys.begin(), ys.end(), y.data_as<float>());
+  module->get_function("pow_vector")({&x, &y, &vector});
+  module->get_function("pow_scalar")({&x, &y, &scalar});
+  return {{vector.data_as<float>(), vector.data_as<float>() + n}, {scalar.data_as<float>(), scalar.data_as<float>() + n}};
+}
+
+TEST(VectorMath, PowWithinItsUlpBoundOverAGridOfBasesAndExponents) {
+  std::vector<float> bases;
+  for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 65537) bases.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+  for (float v = 0.5f; v < 2.0f; v = std::nextafter(v, INFINITY) + 3e-6f) bases.push_back(v);
+  std::vector<float> exponents = {0.5f, -0.5f, 1.0f, -1.0f, 2.0f, -2.0f, 3.0f, -3.0f, 0.33333334f, 1.5f, 2.5f, -7.25f,
+                                  10.0f, -20.0f, 37.5f, 100.0f, -100.0f, 1e-3f, -1e-3f, 0.1f, 1000.0f, -4096.5f};
+  std::vector<float> xs, ys;
+  for (float base : bases) {
+    for (float e : exponents) {
+      xs.push_back(base);
+      ys.push_back(e);
+    }
+  }
+  auto [vector, scalar] = run_pow(xs, ys);
+  double worst = 0;
+  float worst_x = 0, worst_y = 0;
+  int64_t differ = 0;
+  for (size_t k = 0; k < xs.size(); ++k) {
+    double e = ulp_error(vector[k], std::pow(static_cast<double>(xs[k]), static_cast<double>(ys[k])));
+    if (e > worst) worst = e, worst_x = xs[k], worst_y = ys[k];
+    if (std::bit_cast<uint32_t>(vector[k]) != std::bit_cast<uint32_t>(scalar[k]) &&
+        !(std::isnan(vector[k]) && std::isnan(scalar[k]))) {
+      ++differ;
+    }
+  }
+  EXPECT_LE(worst, kPowMaxUlp) << worst << " ulp at pow(" << worst_x << ", " << worst_y << ")";
+  EXPECT_EQ(differ, 0) << "scalar and vector results differ";
+  std::printf("pow      max error %.3f ulp over %zu pairs (bound %.1f), worst at pow(%.9g, %.9g)\n", worst, xs.size(),
+              kPowMaxUlp, worst_x, worst_y);
+}
+
+TEST(VectorMath, PowSpecialCasesFollowC) {
+  const float inf = INFINITY, nan = NAN;
+  // (x, y, expected) from C's Annex F.
+  struct Case {
+    float x, y, want;
+  };
+  std::vector<Case> cases = {
+      {nan, 0.0f, 1.0f},    {nan, -0.0f, 1.0f},   {1.0f, nan, 1.0f},    {1.0f, inf, 1.0f},     {-1.0f, inf, 1.0f},
+      {-1.0f, -inf, 1.0f},  {0.5f, inf, 0.0f},    {2.0f, inf, inf},     {0.5f, -inf, inf},     {2.0f, -inf, 0.0f},
+      {0.0f, 3.0f, 0.0f},   {-0.0f, 3.0f, -0.0f}, {-0.0f, 2.0f, 0.0f},  {-0.0f, -3.0f, -inf},  {-0.0f, -2.0f, inf},
+      {0.0f, -1.5f, inf},   {-0.0f, 0.5f, 0.0f},  {inf, 2.0f, inf},     {inf, -2.0f, 0.0f},    {-inf, 3.0f, -inf},
+      {-inf, 2.0f, inf},    {-inf, -3.0f, -0.0f}, {-2.0f, 3.0f, -8.0f}, {-2.0f, 2.0f, 4.0f},   {-2.0f, 0.5f, nan},
+      {-8.0f, -1.0f, -0.125f}, {nan, 1.0f, nan},  {2.0f, nan, nan},     {2.0f, 128.0f, inf},   {2.0f, -151.0f, 0.0f},
+      {2.0f, -149.0f, 1e-45f}, {-3.0f, 1e30f, inf},
+  };
+  std::vector<float> xs, ys;
+  for (const Case& c : cases) xs.push_back(c.x), ys.push_back(c.y);
+  std::vector<float> got = run_pow(xs, ys).first;
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const Case& c = cases[k];
+    if (std::isnan(c.want)) {
+      EXPECT_TRUE(std::isnan(got[k])) << "pow(" << c.x << ", " << c.y << ") = " << got[k];
+    } else {
+      EXPECT_EQ(got[k], c.want) << "pow(" << c.x << ", " << c.y << ")";
+      EXPECT_EQ(std::signbit(got[k]), std::signbit(c.want)) << "pow(" << c.x << ", " << c.y << ") = " << got[k];
     }
   }
 }

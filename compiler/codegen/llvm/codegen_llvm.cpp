@@ -169,7 +169,7 @@ void export_llvm(const std::vector<PrimFunc>& lowered, const Target& target, con
     if (!file) throw UserError(str("cannot write ", object_path.string()));
   }
   if (extension == ".o") return;
-  // libm for pow and float64 math; the runtime's symbols resolve in the program that loads the library.
+  // libm for float64 math; the runtime's symbols resolve in the program that loads the library.
   std::string arguments = str("-shared -o ", shell_quote(path), " ", shell_quote(object_path.string()), " -lm");
   try {
     run_system_compiler(arguments, "linking " + path);

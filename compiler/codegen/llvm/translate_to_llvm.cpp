@@ -780,6 +780,7 @@ class CodeGenLLVM {
                                                                               {"erf", vector_erf},
                                                                               {"sigmoid", vector_sigmoid}};
       if (auto it = kVectorMath.find(name); it != kVectorMath.end()) return it->second(builder_, args[0]);
+      if (name == "pow") return vector_pow(builder_, args[0], args[1]);
     }
     static const std::unordered_map<std::string, llvm::Intrinsic::ID> kIntrinsics = {
         {"exp", llvm::Intrinsic::exp},   {"log", llvm::Intrinsic::log},     {"sqrt", llvm::Intrinsic::sqrt},

@@ -3,6 +3,7 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 
+#include <cmath>
 #include <initializer_list>
 #include <limits>
 
@@ -116,6 +117,71 @@ class MathEmitter {
     return intrinsic(llvm::Intrinsic::copysign, {b_.CreateSelect(b_.CreateFCmpOLT(a, f(0.921875f)), small, large), x});
   }
 
+  llvm::Value* pow(llvm::Value* x, llvm::Value* y) {
+    // |x|^y = exp(y log|x|) in double: log and exp to about 1e-15 relative, so that the
+    // float result is the correctly rounded one but in rare ties (1 ulp stated). Then C's
+    // special cases: x^0 = 1 and 1^y = 1 (NaN included), (-1)^+-inf = 1, a negative x to
+    // a non-integer power NaN, and the sign of an odd integer power of a negative x (-0 too).
+    llvm::Type* dt = type_->getWithNewType(b_.getDoubleTy());
+    llvm::Type* it = type_->getWithNewType(b_.getInt64Ty());
+    auto d = [&](double v) { return llvm::ConstantFP::get(dt, v); };
+    auto l = [&](int64_t v) { return llvm::ConstantInt::get(it, v, true); };
+    auto dmul_add = [&](llvm::Value* a, llvm::Value* m, llvm::Value* c) {
+      return b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {dt}, {a, m, c});
+    };
+    llvm::Value* ax = b_.CreateFPExt(intrinsic(llvm::Intrinsic::fabs, {x}), dt);
+    // log|x| = e ln2 + 2 atanh(s), s = (m - 1) / (m + 1), m in [sqrt(1/2), sqrt(2)): |s| < 0.172,
+    // the odd series to s^21. Every float, denormals included, is a normal double.
+    llvm::Value* bits = b_.CreateBitCast(ax, it);
+    llvm::Value* e = b_.CreateSub(b_.CreateLShr(bits, l(52)), l(1023));
+    llvm::Value* m = b_.CreateBitCast(b_.CreateOr(b_.CreateAnd(bits, l(0x000fffffffffffffLL)), l(0x3ff0000000000000LL)), dt);
+    llvm::Value* above = b_.CreateFCmpOGT(m, d(1.4142135623730951));
+    m = b_.CreateSelect(above, b_.CreateFMul(m, d(0.5)), m);
+    e = b_.CreateAdd(e, b_.CreateZExt(above, it));
+    llvm::Value* s = b_.CreateFDiv(b_.CreateFSub(m, d(1.0)), b_.CreateFAdd(m, d(1.0)));
+    llvm::Value* s2 = b_.CreateFMul(s, s);
+    llvm::Value* series = d(1.0 / 21);
+    for (int k = 19; k >= 1; k -= 2) series = dmul_add(series, s2, d(1.0 / k));
+    constexpr double kLn2 = 0.6931471805599453;
+    llvm::Value* log_ax = dmul_add(b_.CreateSIToFP(e, dt), d(kLn2), b_.CreateFMul(d(2.0), b_.CreateFMul(s, series)));
+    log_ax = b_.CreateSelect(b_.CreateFCmpOEQ(ax, d(0.0)), d(-INFINITY), log_ax);
+    log_ax = b_.CreateSelect(b_.CreateFCmpOEQ(ax, d(INFINITY)), d(INFINITY), log_ax);
+    log_ax = b_.CreateSelect(b_.CreateFCmpUNO(ax, ax), ax, log_ax);
+    llvm::Value* t = b_.CreateFMul(b_.CreateFPExt(y, dt), log_ax);
+    // exp(t) = 2^n exp(r), |r| <= ln2 / 2, Taylor to r^14; t clamped where the float result
+    // is already inf or 0 (an infinite or NaN t passes through the selects below).
+    llvm::Value* tc = b_.CreateSelect(b_.CreateFCmpOGT(t, d(200.0)), d(200.0), t);
+    tc = b_.CreateSelect(b_.CreateFCmpOLT(tc, d(-200.0)), d(-200.0), tc);
+    llvm::Value* n = b_.CreateIntrinsic(llvm::Intrinsic::rint, {dt}, {b_.CreateFMul(tc, d(1.4426950408889634))});
+    llvm::Value* r = dmul_add(n, d(-0.6931471803691238), tc);  // ln2 in two parts: n * hi is exact
+    r = dmul_add(n, d(-1.9082149292705877e-10), r);
+    llvm::Value* taylor = d(1.0 / 87178291200.0);  // 1 / 14!
+    double inverse_factorial = 1.0 / 87178291200.0;
+    for (int k = 13; k >= 0; --k) {
+      inverse_factorial *= k + 1;
+      taylor = dmul_add(taylor, r, d(inverse_factorial));
+    }
+    llvm::Value* two_n = b_.CreateBitCast(b_.CreateShl(b_.CreateAdd(b_.CreateFPToSI(n, it), l(1023)), l(52)), dt);
+    llvm::Value* result = b_.CreateFMul(taylor, two_n);
+    result = b_.CreateSelect(b_.CreateFCmpOEQ(t, d(INFINITY)), d(INFINITY), result);
+    result = b_.CreateSelect(b_.CreateFCmpOEQ(t, d(-INFINITY)), d(0.0), result);
+    result = b_.CreateSelect(b_.CreateFCmpUNO(t, t), t, result);
+    llvm::Value* magnitude = b_.CreateFPTrunc(result, type_);
+
+    llvm::Value* integer = b_.CreateFCmpOEQ(intrinsic(llvm::Intrinsic::trunc, {y}), y);
+    llvm::Value* half = b_.CreateFMul(y, f(0.5f));
+    llvm::Value* odd = b_.CreateAnd(integer, b_.CreateFCmpONE(intrinsic(llvm::Intrinsic::trunc, {half}), half));
+    llvm::Value* negative_x = b_.CreateICmpSLT(b_.CreateBitCast(x, int_type_), i(0));
+    llvm::Value* out = b_.CreateSelect(b_.CreateAnd(negative_x, odd), b_.CreateFNeg(magnitude), magnitude);
+    llvm::Value* nan = f(std::numeric_limits<float>::quiet_NaN());
+    out = b_.CreateSelect(b_.CreateAnd(b_.CreateFCmpOLT(x, f(0.0f)), b_.CreateNot(integer)), nan, out);
+    llvm::Value* abs_x = intrinsic(llvm::Intrinsic::fabs, {x});
+    out = b_.CreateSelect(b_.CreateAnd(b_.CreateFCmpOEQ(abs_x, f(1.0f)),
+                                       b_.CreateFCmpOEQ(intrinsic(llvm::Intrinsic::fabs, {y}), infinity())),
+                          f(1.0f), out);
+    return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOEQ(y, f(0.0f)), b_.CreateFCmpOEQ(x, f(1.0f))), f(1.0f), out);
+  }
+
   llvm::Value* sigmoid(llvm::Value* x) {
     // With e = exp(-|x|): 1 / (1 + e) for x >= 0, e / (1 + e) below, so that exp never
     // overflows and results down to the denormals are right.
@@ -137,5 +203,6 @@ llvm::Value* vector_log(llvm::IRBuilder<>& b, llvm::Value* x) { return MathEmitt
 llvm::Value* vector_tanh(llvm::IRBuilder<>& b, llvm::Value* x) { return MathEmitter(b, x).tanh(x); }
 llvm::Value* vector_erf(llvm::IRBuilder<>& b, llvm::Value* x) { return MathEmitter(b, x).erf(x); }
 llvm::Value* vector_sigmoid(llvm::IRBuilder<>& b, llvm::Value* x) { return MathEmitter(b, x).sigmoid(x); }
+llvm::Value* vector_pow(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) { return MathEmitter(b, x).pow(x, y); }
 
 }  // namespace temper
