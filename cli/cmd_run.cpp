@@ -160,10 +160,10 @@ std::string output_file_name(const std::string& name) {
 // what it writes; slowest first. With a log (db not empty), a tuning task's kernel also
 // shows the time the log holds for its schedule and the model's time over it: a kernel
 // far slower in the model than in the tuner is where tuning does not reach the model.
-// Last, the summed medians beside the model's median latency: what the kernels leave out
-// is the time between them.
+// Last, the summed medians beside the model's median latency, and the time between the
+// kernels: each run's latency less its kernels' times, the median over the runs.
 void print_profile(const graph::ExecutionPlan& plan, std::vector<std::vector<double>>& call_s, const std::string& db,
-                   double latency_s) {
+                   double latency_s, double between_s) {
   std::unique_ptr<tuning_db::SQLiteDatabase> log;
   if (!db.empty()) log = std::make_unique<tuning_db::SQLiteDatabase>(db, tuning_db::OpenMode::ReadOnly);
   auto logged_s = [&](const graph::KernelCall& call) -> std::optional<double> {
@@ -209,6 +209,10 @@ void print_profile(const graph::ExecutionPlan& plan, std::vector<std::vector<dou
   char line[256];
   std::snprintf(line, sizeof line, "%9.3f ms in %zu kernels, %.1f%% of the median latency %.3f ms", total * 1e3,
                 call_s.size(), 100 * total / latency_s, latency_s * 1e3);
+  print_line("profile", line);
+  std::snprintf(line, sizeof line, "%9.3f ms per run between the kernels (each run's latency less its kernels' times, the "
+                "median over the runs: %.1f%% of the latency, %.1f us per kernel)",
+                between_s * 1e3, 100 * between_s / latency_s, 1e6 * between_s / static_cast<double>(call_s.size()));
   print_line("profile", line);
   if (logged > 0) {
     std::snprintf(line, sizeof line,
@@ -345,8 +349,16 @@ int run_model(const std::vector<std::string>& args) {
     run_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     for (size_t c = 0; c < calls.size(); ++c) call_s[c].push_back(calls[c]);
   }
+  // What each run spent outside its kernels (the executor's loop, each parallel loop's
+  // start and end, the output arrays), before the runs are sorted apart from their calls.
+  std::vector<double> between_s(run_s.size());
+  for (size_t r = 0; r < run_s.size() && profile; ++r) {
+    between_s[r] = run_s[r];
+    for (const std::vector<double>& times : call_s) between_s[r] -= times[r];
+  }
   std::sort(run_s.begin(), run_s.end());
-  if (profile) print_profile(executor->plan(), call_s, db, run_s[run_s.size() / 2]);
+  std::sort(between_s.begin(), between_s.end());
+  if (profile) print_profile(executor->plan(), call_s, db, run_s[run_s.size() / 2], between_s[between_s.size() / 2]);
   print_line("latency", "median " + format_ms(run_s[run_s.size() / 2]) + " (min " + format_ms(run_s.front()) +
                             ") over " + plural(repeat, "run"));
 
