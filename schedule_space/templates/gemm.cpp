@@ -9,7 +9,7 @@
 //             unrolled (1: k whole)
 //   pack_b    B's K x NR panel copied contiguously per panel, or read in place
 //   parallel  the panels run on all threads, or on one
-//   b_layout  only where B is stored [.., N, K] (dense's weight, transpose_b=1): "KN", a
+//   b_layout  where B is stored [.., N, K] (dense's weight, transpose_b=1): "KN", a
 //             re-expression of the op whose stage "<B>_pack" transposes B into [.., K, N]
 //             -- per panel under pack_b, in place of the panel copy, so the tile's vector
 //             loop over N reads it contiguously; "panels" (dense only), the same with B
@@ -20,7 +20,10 @@
 //             is a constant, the prepacked hook transposes it once instead: its GEMM
 //             reads the [.., K, N] B like matmul's, panels copied under pack_b (at
 //             dense 128x768x768, one thread: 2.8 ms with the copy, 2.9 without, 3.0
-//             transposing per call)
+//             transposing per call); and for matmul's 2-D [K, N] B, "KN" (as stored)
+//             or "panels" ([N/nr, K, nr], packed once where B is a model's weight:
+//             onnxruntime's packed B; at 128x768x768, weights cold, within the noise of
+//             "KN", 0.80 against 0.82 ms for the best of each)
 //
 // A config is valid when its accumulators, the B vectors of one k step and the A
 // broadcast fit the vector registers (16 below AVX-512, 32 with it). The default config
@@ -53,8 +56,11 @@ bool b_is_stored_transposed(const ops::Workload& w) {
   return w.op == "dense" || w.get_bool("transpose_b");
 }
 
-bool transposes_b(const Config& c, const ops::Workload& w) {
-  return b_is_stored_transposed(w) && c.knob_string("b_layout") != "NK";
+// Whether the config reads B repacked by a stage "<B>_pack" (pack_b): transposed, or in
+// panels.
+bool repacks_b(const Config& c, const ops::Workload& w) {
+  if (b_is_stored_transposed(w)) return c.knob_string("b_layout") != "NK";
+  return w.op == "matmul" && c.knob_string("b_layout") == "panels";
 }
 
 // The columns of one panel of B under b_layout=panels (the tile's nr); 0 for the other
@@ -69,22 +75,24 @@ std::vector<Expr> swap_last_two(std::vector<Expr> v) {
   return v;
 }
 
-// B stored [.., N, K] repacked by a stage "<B>_pack": transposed into [.., K, N] (panel 0),
-// or, for a 2-D B, into [ceil(N/panel), K, panel] panels, zero past N.
-te::Tensor pack_b(const te::Tensor& b, int64_t panel) {
+// B repacked by a stage "<B>_pack": B stored [.., N, K] transposed into [.., K, N] (panel
+// 0), or a 2-D B (stored [N, K] when transposed, else [K, N]) into [ceil(N/panel), K, panel]
+// panels, zero past N.
+te::Tensor pack_b(const te::Tensor& b, int64_t panel, bool transposed) {
   if (panel == 0) {
     return te::compute(
         swap_last_two(b.shape()), [&](const std::vector<Var>& v) { return b(swap_last_two(ops::as_exprs(v))); },
         b.name() + "_pack");
   }
   ops::Shape shape = ops::static_shape(b, "gemm");
-  int64_t N = shape[0], K = shape[1];
+  int64_t N = transposed ? shape[0] : shape[1], K = transposed ? shape[1] : shape[0];
+  auto read = [&](const Expr& n, const Expr& k) { return transposed ? b(n, k) : b(k, n); };
   return te::compute(
       ops::shape_exprs({(N + panel - 1) / panel, K, panel}, "gemm"),
       [&](Var p, Var k, Var j) {
         Expr n = ops::times(p, panel) + j;
-        if (N % panel == 0) return b(n, k);
-        return select(n < ops::index_const(N), b(min(n, ops::index_const(N - 1)), k), make_const(b.dtype(), 0.0));
+        if (N % panel == 0) return read(n, k);
+        return select(n < ops::index_const(N), read(min(n, ops::index_const(N - 1)), k), make_const(b.dtype(), 0.0));
       },
       b.name() + "_pack");
 }
@@ -94,11 +102,14 @@ te::Tensor pack_b(const te::Tensor& b, int64_t panel) {
 te::Tensor gemm_of_packed_b(const ops::OpInstance& op, const ops::Workload& w, const te::Tensor& packed,
                             int64_t panel) {
   const te::Tensor& b = op.inputs[1];
+  bool transposed = b_is_stored_transposed(w);
   te::Tensor view = te::compute(
       b.shape(),
       [&](const std::vector<Var>& v) {
         if (panel == 0) return packed(swap_last_two(ops::as_exprs(v)));
-        return packed(floordiv(v[0], ops::index_const(panel)), v[1], floormod(v[0], ops::index_const(panel)));
+        const Var& n = transposed ? v[0] : v[1];
+        const Var& k = transposed ? v[1] : v[0];
+        return packed(floordiv(n, ops::index_const(panel)), k, floormod(n, ops::index_const(panel)));
       },
       b.name() + "_view");
   const te::Tensor& a = op.inputs[0];
@@ -106,15 +117,15 @@ te::Tensor gemm_of_packed_b(const ops::OpInstance& op, const ops::Workload& w, c
   if (w.op == "dense") {
     return ops::dense(a, view, op.inputs.size() > 2 ? op.inputs[2] : te::Tensor(), ops::dense_activation(w), name);
   }
-  if (w.op == "matmul") return ops::matmul(a, view, w.get_bool("transpose_a"), true, name);
-  return ops::batch_matmul(a, view, w.get_bool("transpose_a"), true, name);
+  if (w.op == "matmul") return ops::matmul(a, view, w.get_bool("transpose_a"), transposed, name);
+  return ops::batch_matmul(a, view, w.get_bool("transpose_a"), transposed, name);
 }
 
 // The op re-expressed with B packed on every call: the same parameters, shapes and name as
 // op.func.
 PrimFunc packed_b_func(const ops::OpInstance& op, const ops::Workload& w, int64_t panel) {
   std::vector<te::Tensor> args = op.inputs;
-  args.push_back(gemm_of_packed_b(op, w, pack_b(op.inputs[1], panel), panel));
+  args.push_back(gemm_of_packed_b(op, w, pack_b(op.inputs[1], panel, b_is_stored_transposed(w)), panel));
   return te::create_prim_func(args, op.func.name);
 }
 
@@ -122,15 +133,15 @@ PrimFunc packed_b_func(const ops::OpInstance& op, const ops::Workload& w, int64_
 PrimFunc prepacked_b_func(const ops::OpInstance& op, const ops::Workload& w, int64_t panel) {
   const te::Tensor& b = op.inputs[1];
   std::vector<te::Tensor> args = op.inputs;
-  args[1] = te::placeholder(pack_b(b, panel).shape(), b.dtype(), b.name() + "_packed");
+  args[1] = te::placeholder(pack_b(b, panel, b_is_stored_transposed(w)).shape(), b.dtype(), b.name() + "_packed");
   args.push_back(gemm_of_packed_b(op, w, args[1], panel));
   return te::create_prim_func(args, op.func.name);
 }
 
 // (B, packed B): the packing packed_b_func does on every call, alone.
-PrimFunc b_pack_func(const ops::OpInstance& op, int64_t panel) {
+PrimFunc b_pack_func(const ops::OpInstance& op, const ops::Workload& w, int64_t panel) {
   const te::Tensor& b = op.inputs[1];
-  return te::create_prim_func({b, pack_b(b, panel)}, op.func.name + "_" + b.name() + "_pack");
+  return te::create_prim_func({b, pack_b(b, panel, b_is_stored_transposed(w))}, op.func.name + "_" + b.name() + "_pack");
 }
 
 // The reduction stage of out: out itself, or the stage its epilogue reads.
@@ -173,13 +184,16 @@ void define_gemm(ConfigSpace& space, const ops::OpInstance&, const ops::Workload
   space.define_knob("unroll_k", unrolls);
   space.define_knob("pack_b", {true, false});
   space.define_knob("parallel", {true, false});
+  // Panels only for a 2-D B, which a model holds constant: dense's weight, and matmul's B
+  // (a MatMul's weight, packed once at build time; an activation B is packed per call).
   if (b_is_stored_transposed(w)) {
-    // Panels only for dense: a 2-D B the model holds constant.
     if (w.op == "dense") {
       space.define_knob("b_layout", {"KN", "NK", "panels"});
     } else {
       space.define_knob("b_layout", {"KN", "NK"});
     }
+  } else if (w.op == "matmul") {
+    space.define_knob("b_layout", {"KN", "panels"});
   }
 
   int registers = vector_registers(target);
@@ -202,7 +216,7 @@ ops::GemmTiling tiling_of(const Config& c) {
 
 // Schedules a function of packed_b_func's or prepacked_b_func's: B's view inlined, the
 // expert GEMM with the stage "<B>_pack" (when there is one) in place of the panel copy.
-void schedule_transposed_b(Schedule& s, const Config& c, const ops::OpInstance& op, bool has_pack_stage) {
+void schedule_packed_b(Schedule& s, const Config& c, const ops::OpInstance& op, bool has_pack_stage) {
   const std::string& b = op.inputs[1].name();
   s.compute_inline(s.get_block(b + "_view"));
   std::optional<BlockRV> packing;
@@ -210,25 +224,25 @@ void schedule_transposed_b(Schedule& s, const Config& c, const ops::OpInstance& 
   std::string gemm = product_of(op.outputs[0]).name();
   std::string out = op.outputs[0].name();
   BlockRV epilogue = gemm == out ? BlockRV{} : s.get_block(out);
-  // reads: the accumulator, A, then the transposed B.
+  // reads: the accumulator, A, then the repacked B.
   ops::schedule_gemm_cpu(s, s.get_block(gemm), 2, gemm == out ? nullptr : &epilogue, tiling_of(c),
                          packing ? &*packing : nullptr);
 }
 
 Schedule apply_gemm(const Config& c, const ops::OpInstance& op, const ops::Workload& w, const Target&) {
-  if (!transposes_b(c, w)) return ops::schedule_gemm_op_cpu(op, tiling_of(c));
+  if (!repacks_b(c, w)) return ops::schedule_gemm_op_cpu(op, tiling_of(c));
   Schedule s(packed_b_func(op, w, panel_of(c)));
-  schedule_transposed_b(s, c, op, /*has_pack_stage=*/true);
+  schedule_packed_b(s, c, op, /*has_pack_stage=*/true);
   return s;
 }
 
 std::optional<PrepackedSchedule> prepacked_gemm(const Config& c, const ops::OpInstance& op, const ops::Workload& w,
                                                 const Target& target) {
-  if (!transposes_b(c, w)) return std::nullopt;
-  Schedule pack(b_pack_func(op, panel_of(c)));
+  if (!repacks_b(c, w)) return std::nullopt;
+  Schedule pack(b_pack_func(op, w, panel_of(c)));
   schedule_data_stage(pack, op.inputs[1].name() + "_pack", vector_lanes(target));
   Schedule compute(prepacked_b_func(op, w, panel_of(c)));
-  schedule_transposed_b(compute, c, op, /*has_pack_stage=*/false);
+  schedule_packed_b(compute, c, op, /*has_pack_stage=*/false);
   return PrepackedSchedule{1, std::move(pack), std::move(compute)};
 }
 
@@ -242,6 +256,8 @@ Config default_gemm(const ConfigSpace& space, const ops::OpInstance&, const ops:
   // when several row tiles read each panel.
   if (b_is_stored_transposed(w)) {
     knobs["b_layout"] = w.op == "dense" ? (one_row_tile ? "panels" : "KN") : (one_row_tile ? "NK" : "KN");
+  } else if (w.op == "matmul") {
+    knobs["b_layout"] = "KN";
   }
   return space.from_json({{"knobs", knobs}});
 }

@@ -85,22 +85,23 @@ TEST(GemmTemplate, SpaceOfALargeMatmulOnAvx2) {
   const ConfigSpace& space = task->space();
   std::vector<std::string> names;
   for (const Knob& k : space.knobs()) names.push_back(k.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"mr", "nr", "unroll_k", "pack_b", "parallel"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"mr", "nr", "unroll_k", "pack_b", "parallel", "b_layout"}));
   EXPECT_EQ(space.knob("nr").choices, (std::vector<json>{8, 16, 32}));  // not 24: 3 vectors
-  EXPECT_EQ(space.size(), 12 * 3 * 4 * 2 * 2);
+  EXPECT_EQ(space.knob("b_layout").choices, (std::vector<json>{"KN", "panels"}));
+  EXPECT_EQ(space.size(), 12 * 3 * 4 * 2 * 2 * 2);
   EXPECT_EQ(task->default_config().to_json()["knobs"],
-            json::parse(R"({"mr": 6, "nr": 16, "unroll_k": 1, "pack_b": true, "parallel": true})"));
+            json::parse(R"({"mr": 6, "nr": 16, "unroll_k": 1, "pack_b": true, "parallel": true, "b_layout": "KN"})"));
 
   // 16 ymm registers: 6 x 16 needs 12 accumulators + 2 B vectors + 1 broadcast; 8 x 16 needs 19.
-  Config big =
-      space.from_json({{"knobs", {{"mr", 8}, {"nr", 16}, {"unroll_k", 1}, {"pack_b", true}, {"parallel", true}}}});
+  Config big = space.from_json(
+      {{"knobs", {{"mr", 8}, {"nr", 16}, {"unroll_k", 1}, {"pack_b", true}, {"parallel", true}, {"b_layout", "KN"}}}});
   EXPECT_EQ(space.why_invalid(big),
             "the mr x nr accumulators, the B vectors and the A broadcast fit the 16 vector registers");
   int valid = 0;
   for (int64_t i = 0; i < space.size(); ++i) valid += space.is_valid(space.get(i));
   // Tiles that fit: nr=8 with mr <= 14 (11 of 12), nr=16 with mr <= 6 (6), nr=32 with
-  // mr <= 2 (2); times 4 x 2 x 2.
-  EXPECT_EQ(valid, (11 + 6 + 2) * 16);
+  // mr <= 2 (2); times 4 x 2 x 2 x 2.
+  EXPECT_EQ(valid, (11 + 6 + 2) * 32);
 }
 
 TEST(GemmTemplate, DefaultFollowsTheTargetsVectorWidth) {
@@ -134,8 +135,9 @@ TEST(GemmTemplate, DefaultFollowsTheTargetsVectorWidth) {
   EXPECT_EQ(task_of("matmul:M=8,N=8,K=12")->space().knob("unroll_k").choices, (std::vector<json>{1, 2, 4}));
 }
 
-// Only where B is stored [N, K] does the layout of its panels have a choice.
-TEST(GemmTemplate, BLayoutIsAKnobWhereBIsStoredTransposed) {
+// Where B is stored [N, K], or is a matmul's 2-D B (a model's weight), the layout of its
+// panels is a choice.
+TEST(GemmTemplate, BLayoutIsAKnobWhereBIsStoredTransposedOrA2DMatmulWeight) {
   auto names = [](const char* w) {
     std::unique_ptr<Task> task = task_of(w);
     std::vector<std::string> names;
@@ -145,8 +147,9 @@ TEST(GemmTemplate, BLayoutIsAKnobWhereBIsStoredTransposed) {
   const std::vector<std::string> gemm = {"mr", "nr", "unroll_k", "pack_b", "parallel"};
   std::vector<std::string> with_layout = gemm;
   with_layout.push_back("b_layout");
-  EXPECT_EQ(names("matmul:M=8,N=8,K=8"), gemm);
-  EXPECT_EQ(names("matmul:M=8,N=8,K=8,transpose_a=1"), gemm);
+  EXPECT_EQ(names("matmul:M=8,N=8,K=8"), with_layout);
+  EXPECT_EQ(names("matmul:M=8,N=8,K=8,transpose_a=1"), with_layout);
+  EXPECT_EQ(names("batch_matmul:B=2,M=8,N=8,K=8"), gemm);
   EXPECT_EQ(names("matmul:M=8,N=8,K=8,transpose_b=1"), with_layout);
   EXPECT_EQ(names("batch_matmul:B=2,M=8,N=8,K=8,transpose_b=1"), with_layout);
   EXPECT_EQ(names("dense:M=8,N=8,K=8"), with_layout);
@@ -154,6 +157,8 @@ TEST(GemmTemplate, BLayoutIsAKnobWhereBIsStoredTransposed) {
             (std::vector<json>{"KN", "NK", "panels"}));
   EXPECT_EQ(task_of("matmul:M=8,N=8,K=8,transpose_b=1")->space().knob("b_layout").choices,
             (std::vector<json>{"KN", "NK"}));
+  // A [K, N] B: as stored, or in [N/nr, K, nr] panels (a MatMul's weight, packed at build).
+  EXPECT_EQ(task_of("matmul:M=8,N=8,K=8")->space().knob("b_layout").choices, (std::vector<json>{"KN", "panels"}));
 }
 
 // "KN" schedules the op re-expressed: W_pack writes W's K x NR panel as [K, N] under the
@@ -214,7 +219,12 @@ TEST(GemmTemplate, HandPickedConfigsAreCorrect) {
     const char* knobs;
   };
   const Case cases[] = {
-      {"matmul:M=5,N=20,K=16", R"({"mr": 4, "nr": 16, "unroll_k": 8, "pack_b": false, "parallel": false})"},
+      {"matmul:M=5,N=20,K=16",
+       R"({"mr": 4, "nr": 16, "unroll_k": 8, "pack_b": false, "parallel": false, "b_layout": "KN"})"},
+      {"matmul:M=7,N=20,K=9",
+       R"({"mr": 3, "nr": 16, "unroll_k": 1, "pack_b": false, "parallel": true, "b_layout": "panels"})"},
+      {"matmul:M=12,N=48,K=8,transpose_a=1",
+       R"({"mr": 4, "nr": 16, "unroll_k": 2, "pack_b": true, "parallel": true, "b_layout": "panels"})"},
       {"matmul:M=9,N=12,K=8,transpose_b=1",
        R"({"mr": 3, "nr": 8, "unroll_k": 4, "pack_b": false, "parallel": true, "b_layout": "NK"})"},
       {"batch_matmul:B=3,M=7,N=16,K=4", R"({"mr": 5, "nr": 16, "unroll_k": 2, "pack_b": true, "parallel": false})"},

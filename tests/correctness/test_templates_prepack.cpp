@@ -1,5 +1,5 @@
 // Templates with a constant input packed ahead of time (Task::apply_prepacked): conv2d's
-// weight under layout=NCHWc and the GEMM family's B under b_layout=KN. The pack function
+// weight under layout=NCHWc and the GEMM family's B under b_layout=KN or panels. The pack function
 // runs once on a random weight, the compute function on the packed array, and the result
 // must match the op's reference; configs that pack nothing, and templates without the
 // hook, give nullopt.
@@ -93,6 +93,17 @@ TEST(PrepackTemplates, GemmWithTransposedBIsCorrect) {
     SCOPED_TRACE(w);
     expect_packing_configs_correct(*task_of(w), "b_layout", "panels", 4);
   }
+}
+
+TEST(PrepackTemplates, MatmulWithBInPanelsIsCorrect) {
+  // A [K, N] B packed into panels of nr columns, the last one partly past N.
+  for (const char* w : {"matmul:M=20,N=50,K=17", "matmul:M=128,N=48,K=32", "matmul:M=9,N=24,K=12,transpose_a=1"}) {
+    SCOPED_TRACE(w);
+    expect_packing_configs_correct(*task_of(w), "b_layout", "panels", 4);
+  }
+  // As stored, nothing is packed.
+  std::unique_ptr<Task> task = task_of("matmul:M=20,N=50,K=17");
+  EXPECT_FALSE(task->apply_prepacked(with_knob(*task, task->default_config(), "b_layout", "KN")).has_value());
 }
 
 TEST(PrepackTemplates, DefaultConfigsPackWhereApplyPacks) {
