@@ -7,6 +7,7 @@
 #include "cli/duration.h"
 #include "compiler/graph/onnx_import.h"
 #include "compiler/graph/task_extraction.h"
+#include "schedule_space/template.h"
 #include "search/task_scheduler.h"
 #include "tuning_db/sqlite_database.h"
 
@@ -71,7 +72,10 @@ int tune_tasks(const std::vector<graph::ExtractedTask>& tasks, const Target& tar
   scheduler_options.seed = choice.seed;
   std::vector<ModelJob> jobs;
   for (size_t t = 0; t < tasks.size(); ++t) {
-    for (const std::string& space : spaces_for(tasks[t].workload, target, flags.space)) {
+    // A task no template serves (a row reduction, a transpose) is the auto-scheduler's,
+    // whatever --space asks of the others.
+    bool templated = schedule_space::find_template(tasks[t].workload.op, target) != nullptr;
+    for (const std::string& space : spaces_for(tasks[t].workload, target, templated ? flags.space : "auto")) {
       jobs.push_back({t, prepare_job(tasks[t].workload, target, space, choice), 0, 0, std::nullopt, {}, ""});
     }
   }
@@ -220,7 +224,8 @@ int tune_model(const std::string& model_path, const std::map<std::string, int64_
   for (const std::string& why : skipped) std::printf("skipped    %s\n", why.c_str());
   if (tasks.empty()) {
     throw UserError(
-        str(model_path, " has no node that a tuning template serves (Conv, Gemm, MatMul); nothing to tune"));
+        str(model_path, " has no node that a tuning task serves (Conv, Gemm, MatMul, attention, Softmax, "
+                            "LayerNormalization, Transpose); nothing to tune"));
   }
   return tune_tasks(tasks, target, db_path, choice, flags, options, builder_options, runner_options);
 }

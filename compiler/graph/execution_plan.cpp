@@ -12,6 +12,7 @@
 #include "compiler/graph/optimize.h"
 #include "compiler/graph/task_extraction.h"
 #include "compiler/ir/error.h"
+#include "compiler/ops/cpu_schedules.h"
 #include "schedule_space/template.h"
 
 namespace temper::graph {
@@ -107,26 +108,36 @@ class PlanBuilder {
     const Node& anchor = graph_.nodes()[group.anchor];
     std::optional<NodeTask> task = node_task(graph_, anchor);
     if (!task) return false;
+    // A task no template serves (a row reduction, a transpose) is the auto-scheduler's: the
+    // op's default schedule, or the log's best trace.
     std::unique_ptr<schedule_space::Task> templated;
+    std::optional<ops::OpInstance> untemplated;
     try {
-      templated = schedule_space::Task::create(task->workload, target_);
+      if (schedule_space::find_template(task->workload.op, target_)) {
+        templated = schedule_space::Task::create(task->workload, target_);
+      } else {
+        untemplated = ops::instantiate(task->workload);
+      }
     } catch (const UserError&) {
       return false;
     }
+    const ops::OpInstance& op = templated ? templated->op() : *untemplated;
     ++plan_.tasks;
     // The schedule, and the template config it applies (null for a replayed trace).
     std::optional<Schedule> schedule;
     nlohmann::json config;
     if (schedules_) {
-      ops::SourcedSchedule sourced = schedules_->schedule_for(task->workload, templated->op(), target_);
+      ops::SourcedSchedule sourced = schedules_->schedule_for(task->workload, op, target_);
       schedule = std::move(sourced.schedule);
       config = std::move(sourced.config);
-    } else {
+    } else if (templated) {
       config = templated->default_config().to_json();
+    } else {
+      schedule = ops::schedule_cpu_default(op, target_);
     }
     // A constant weight the config packs is packed here, once.
     std::optional<schedule_space::PrepackedSchedule> prepacked;
-    if (!config.is_null()) {
+    if (templated && !config.is_null()) {
       prepacked = templated->apply_prepacked(templated->space().from_json(config));
       if (prepacked && !graph_.value(anchor.inputs[task->inputs[prepacked->input]]).constant) prepacked.reset();
     }

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "compiler/graph/fusion.h"
 #include "compiler/graph/graph_ops_common.h"
 #include "compiler/graph/optimize.h"
 #include "compiler/ir/error.h"
@@ -180,8 +181,69 @@ Mapping map_attention(const Graph& graph, const Node& node) {
   return Mapping{NodeTask{ops::Workload::make("attention", params), inputs, true}, ""};
 }
 
+// The row reductions and layout ops the auto-scheduler tunes (no template serves them): a
+// lone node's op, which reads the node's inputs and writes its output.
+Mapping whole_node(ops::Workload workload, std::vector<int> inputs) {
+  return Mapping{NodeTask{std::move(workload), std::move(inputs), true}, ""};
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string text;
+  for (int64_t e : shape) text += (text.empty() ? "" : "x") + str(e);
+  return text;
+}
+
+std::string exact_float(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+
+Mapping map_softmax(const Graph& graph, const Node& node) {
+  const TensorType& x = graph.value(node.inputs[0]).type;
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  if (x.dtype != DataType::float32() || rank == 0) return Mapping{};
+  int64_t axis = node.attrs.get_int_or("axis", graph.opset >= 13 ? -1 : 1);
+  if (axis < 0) axis += rank;
+  // Before opset 13 Softmax runs over all of [axis, rank): the op's one axis only when last.
+  if (graph.opset < 13 && axis != rank - 1) return Mapping{};
+  return whole_node(ops::Workload::make("softmax", {{"shape", shape_text(x.shape)}, {"axis", str(axis)}}), {0});
+}
+
+Mapping map_layer_norm(const Graph& graph, const Node& node) {
+  const TensorType& x = graph.value(node.inputs[0]).type;
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  if (x.dtype != DataType::float32() || rank == 0 || node.outputs.size() != 1 || !has_input(node, 2)) return Mapping{};
+  int64_t axis = node.attrs.get_int_or("axis", -1);
+  if (axis < 0) axis += rank;
+  // The op's gamma and beta have the normalised dimensions' shape exactly.
+  std::vector<int64_t> normalized(x.shape.begin() + axis, x.shape.end());
+  for (int i : {1, 2}) {
+    if (graph.value(node.inputs[i]).type.shape != normalized) return Mapping{};
+  }
+  return whole_node(ops::Workload::make("layer_norm", {{"shape", shape_text(x.shape)},
+                                                       {"axis", str(axis)},
+                                                       {"eps", exact_float(node.attrs.get_float_or("epsilon", 1e-5))}}),
+                    {0, 1, 2});
+}
+
+Mapping map_transpose(const Graph& graph, const Node& node) {
+  const TensorType& x = graph.value(node.inputs[0]).type;
+  if (x.dtype != DataType::float32() && x.dtype != DataType::int32()) return Mapping{};
+  std::vector<int64_t> perm = node.attrs.get_ints_or("perm", {});
+  if (perm.empty()) {
+    for (int64_t d = static_cast<int64_t>(x.shape.size()) - 1; d >= 0; --d) perm.push_back(d);
+  }
+  Params params = {{"shape", shape_text(x.shape)}, {"perm", shape_text(perm)}};
+  if (x.dtype == DataType::int32()) params.push_back({"dtype", "int32"});
+  return whole_node(ops::Workload::make("transpose", params), {0});
+}
+
 Mapping map_node(const Graph& graph, const Node& node) {
   if (node.op == "Attention") return map_attention(graph, node);
+  if (node.op == "Softmax") return map_softmax(graph, node);
+  if (node.op == "LayerNormalization") return map_layer_norm(graph, node);
+  if (node.op == "Transpose") return map_transpose(graph, node);
   if (node.op == "Conv") return map_conv(graph, node);
   if (node.op == "NchwcConv" || node.op == "NchwcDepthwiseConv" || node.op == "NchwcWinogradConv") {
     return map_nchwc_conv(graph, node);
@@ -210,7 +272,13 @@ std::vector<ExtractedTask> extract_tasks(const Graph& graph, const Target& targe
   auto skip = [&](const Node& node, const std::string& why) {
     if (skipped) skipped->push_back(str("node '", node.name, "' (", node.op, "): ", why));
   };
-  for (const Node& node : g.nodes()) {
+  // A build computes a group's anchor with its task's kernel (execution_plan.h): only
+  // anchors are tasks (a Transpose inside a chain of injective ops is no kernel of its own).
+  std::vector<bool> anchor(g.nodes().size(), false);
+  for (const FusedGroup& group : partition_for_fusion(g)) anchor[group.anchor] = true;
+  for (int n = 0; n < static_cast<int>(g.nodes().size()); ++n) {
+    if (!anchor[n]) continue;
+    const Node& node = g.nodes()[n];
     std::string why_not;
     std::optional<NodeTask> m = node_task(g, node, &why_not);
     if (!m) {
@@ -220,7 +288,8 @@ std::vector<ExtractedTask> extract_tasks(const Graph& graph, const Target& targe
     std::string key = m->workload.to_string();
     if (!index.count(key) && !refused.count(key)) {
       try {
-        schedule_space::Task::create(m->workload, target);
+        // An op no template serves is the auto-scheduler's; one a template refuses is left out.
+        if (schedule_space::find_template(m->workload.op, target)) schedule_space::Task::create(m->workload, target);
         index[key] = tasks.size();
         tasks.push_back(ExtractedTask{m->workload, 0, {}});
       } catch (const UserError& e) {

@@ -22,11 +22,20 @@
 //                                   extents ([1, 12, 128, 64] x [1, 12, 64, 128])
 //   Attention (the fused chain of   attention:B,S,T,D,E,scale,mask_rows over the product of
 //   pass_fuse_attention.h)          the batch extents (a BERT layer's 12 heads: B=12)
+//   Softmax (float32; before opset  softmax:shape,axis
+//   13 over the last axis only)
+//   LayerNormalization (Scale and   layer_norm:shape,axis,eps
+//   B of the normalised shape)
+//   Transpose                       transpose:shape,perm
 //
+// Only a node that anchors its fused group (fusion.h) is a task: a build computes the
+// anchor with its task's kernel, and a Transpose that joined an injective chain after a
+// Reshape is no kernel of its own. The last three have no template: the auto-scheduler
+// tunes them (a model job gives them its space whatever --space says of the others).
 // Identical workloads merge into one task with a count and the nodes' names. A node of
 // these ops that no workload or template can express (a 3-D Conv, a Gemm with transA, a
 // MatMul whose batch extents broadcast) is left out with one line saying why; every other
-// op (elementwise, reshapes, pooling, ...) is not a tuning task and is left out silently.
+// op (elementwise chains, reshapes, pooling, ...) is not a tuning task and is left out silently.
 #pragma once
 
 #include <optional>
@@ -61,7 +70,7 @@ struct ExtractedTask {
   std::vector<std::string> nodes;  // their names, in graph order
 };
 
-// The tasks in order of first occurrence. Each workload is checked with
+// The tasks in order of first occurrence. Each workload a template serves is checked with
 // schedule_space::Task::create for target; one it refuses is skipped. skipped (when not
 // null) receives "node 'NAME' (OP): reason" for every Conv, Gemm or MatMul left out.
 // Expects a verified graph with inferred types (import_onnx's result).

@@ -123,16 +123,22 @@ expect "^warning: conv2d_winograd_nchwc:N=1,C=8,.*: the log has records for this
 run build cnn.onnx --db direct.db --layout nchwc-direct -o direct.so
 expect "^schedules +3 of 3 tunable ops tuned from direct.db \(0 with their template defaults\)$"
 
-echo "== the encoder: projections (matmul, M = batch x sequence) and one fused attention over the heads"
-run tune encoder.onnx --db enc.db --trials 16 --tuner random --seed 1 "${fast[@]}"
-expect "^model +encoder.onnx: [0-9]+ nodes, 4 tasks$"
+echo "== the encoder: projections (matmul, M = batch x sequence), one fused attention over the heads, and"
+echo "   the heads' transpose back and the layer norm, which the auto-scheduler tunes whatever --space says"
+run tune encoder.onnx --db enc.db --trials 24 --tuner xgb --seed 1 --space template "${fast[@]}"
+expect "^model +encoder.onnx: [0-9]+ nodes, 6 tasks$"
 expect "^ +0 +4 +template +[0-9]+ configs +matmul:M=16,N=64,K=64,"
 expect "^ +1 +1 +template +[0-9]+ configs +attention:B=4,S=16,T=16,D=16,E=16,scale=0.25,mask_rows=0,"
+expect "^ +2 +1 +auto +[0-9]+ sketches +transpose:shape=1x4x16x16,perm=0x2x1x3,"
+expect "^ +3 +1 +auto +[0-9]+ sketches +layer_norm:shape=1x16x64,axis=2,"
+# The build applies the log to all nine ops of the six tasks, the layer norm's and the transpose's traces included.
+run build encoder.onnx --db enc.db -o encoder_tuned.so
+expect "^schedules +9 of 9 tunable ops tuned from enc.db"
 
 echo "== a budget smaller than the task count: the untried tasks are named, and the job succeeds"
 run tune encoder.onnx --db enc_small.db --trials 4 --tuner random --seed 1 "${fast[@]}"
 expect "^ +1 +template +0 +0 +none \(no trials\)$"
-expect "^warning: 3 of 4 tuning jobs got no trials; builds use their defaults \(give --trials 16 or more for 4 per job\)$"
+expect "^warning: 5 of 6 tuning jobs got no trials; builds use their defaults \(give --trials 24 or more for 4 per job\)$"
 
 echo "== refused"
 /usr/bin/python3 -c '
@@ -143,7 +149,7 @@ y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
 g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "relu", [x], [y])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), "relu.onnx")' ||
   fail "could not write relu.onnx"
-must_fail "relu.onnx has no node that a tuning template serves" tune relu.onnx --db relu.db --trials 4
+must_fail "relu.onnx has no node that a tuning task serves" tune relu.onnx --db relu.db --trials 4
 must_fail "unknown --task-scheduler 'fair'" tune cnn.onnx --db cnn.db --task-scheduler fair
 must_fail "--dim sizes a model's dynamic dimensions" tune matmul:M=4,N=4,K=4 --db cnn.db --dim batch=2
 must_fail "--layout chooses the layout of a model's convs" tune matmul:M=4,N=4,K=4 --db cnn.db --layout nchw

@@ -1,8 +1,9 @@
 // Task extraction on graphs built by hand: identical convolutions merge with a count, a
 // Gemm becomes a dense task, batch-norm folding leaves the conv's workload as it was and
-// the BN out, batched MatMuls become matmul or batch_matmul tasks, and nodes no template
-// serves (a 1-D conv, a Gemm with transA, a MatMul whose batch broadcasts) are skipped
-// with a reason.
+// the BN out, batched MatMuls become matmul or batch_matmul tasks, row reductions and a
+// transpose that is its group's kernel become the auto-scheduler's tasks (and a build runs
+// them by their tasks' kernels), and nodes no task serves (a 1-D conv, a Gemm with transA,
+// a MatMul whose batch broadcasts) are skipped with a reason.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -178,6 +179,51 @@ TEST(ExtractTasks, BatchedMatMulsAreMatmulOrBatchMatmul) {
   }
 }
 
+
+// Softmax and LayerNormalization anchor their groups, as does a Transpose no injective
+// chain takes in: each is a task of its op, which no template serves (the auto-scheduler
+// tunes it), and a build computes it with the task's kernel. A Transpose after a Reshape
+// is that Reshape's group's, no kernel of its own, and no task.
+TEST(ExtractTasks, RowReductionsAndTransposesAreTasksOfTheirOps) {
+  Graph g;
+  ValueId x = g.add_input("x", TensorType{{2, 6, 8}, f32});
+  Attributes last;
+  last.set("axis", int64_t{-1});
+  g.add_node("sm", "Softmax", last, {x}, {"s"});
+  Attributes ln = last;
+  ln.set("epsilon", 0.5);
+  g.add_node("ln", "LayerNormalization", ln,
+             {g.find("s"), g.add_constant("gamma", NDArray::random({8}, f32, 1)),
+              g.add_constant("beta", NDArray::random({8}, f32, 2))},
+             {"n"});
+  Attributes perm;
+  perm.set("perm", std::vector<int64_t>{1, 0, 2});
+  g.add_node("t", "Transpose", perm, {g.find("n")}, {"t"});
+  NDArray new_shape = NDArray::empty({3}, DataType::int64());
+  for (int64_t d = 0; d < 3; ++d) new_shape.set(d, std::vector<double>{2, 12, 4}[d]);
+  ValueId shape = g.add_constant("shape", new_shape);
+  g.add_node("r", "Reshape", {}, {g.find("n"), shape}, {"r"});
+  g.add_node("rt", "Transpose", perm, {g.find("r")}, {"rt"});
+  for (const char* out : {"t", "rt"}) g.mark_output(g.find(out));
+  g.opset = 13;
+  infer_types(g);
+  std::vector<ExtractedTask> tasks = extract_tasks(g, Target::parse("llvm"));
+  std::vector<std::string> found;
+  for (const ExtractedTask& t : tasks) found.push_back(t.workload.to_string());
+  EXPECT_EQ(found, (std::vector<std::string>{"softmax:shape=2x6x8,axis=2,dtype=float32",
+                                             "layer_norm:shape=2x6x8,axis=2,eps=0.5,dtype=float32",
+                                             "transpose:shape=2x6x8,perm=1x0x2,dtype=float32"}));
+  std::map<std::string, NDArray> inputs = {{"x", NDArray::random({2, 6, 8}, f32, 3)}};
+  Target target = Target::parse("llvm");
+  GraphExecutor built(g, target);
+  EXPECT_EQ(built.plan().tasks, 3);
+  std::vector<NDArray> expected = GraphExecutor(g, target, ExecutorOptions{.fuse = false}).run(inputs);
+  std::vector<NDArray> actual = built.run(inputs);
+  for (size_t o = 0; o < 2; ++o) {
+    Comparison c = compare(actual[o], expected[o], 1e-5, 1e-5);
+    EXPECT_TRUE(c.ok()) << "output " << o << ": " << c.message;
+  }
+}
 
 TEST(ExtractTasks, AWorkloadNoTemplateServesIsSkipped) {
   // A grouped (not depthwise) convolution: the conv2d template serves groups=1 only.
