@@ -1,6 +1,7 @@
 #include "compiler/graph/execution_plan.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "compiler/codegen/llvm/host_cpu.h"
@@ -69,6 +70,7 @@ class PlanBuilder {
         return;
       }
     }
+    if (fused && alias_views(group)) return;
     if (fused && add_tuned_anchor(group)) return;
     add_kernel(schedule_group(graph_, group, target_, kernel_name(graph_, group)));
     plan_.calls.back().layout_conversion = std::any_of(group.nodes.begin(), group.nodes.end(), [&](int n) {
@@ -90,11 +92,36 @@ class PlanBuilder {
   ExecutionPlan plan_;
   std::vector<PrimFunc> scheduled_;
 
+  // Values that are another array read with their own shape (alias_views).
+  std::map<int, int> aliases_;
+
+  int resolve(int id) const {
+    for (auto it = aliases_.find(id); it != aliases_.end(); it = aliases_.find(id)) id = it->second;
+    return id;
+  }
+
+  // In a fused build a group of views alone (Reshape, Flatten, Squeeze, Unsqueeze: the same
+  // elements in the same order) is no kernel: its output is its input's array, which every later call
+  // passes with the shape its parameter has -- unless the output is a graph output, an
+  // array of its own. (An attention that reads the heads' projections leaves the
+  // exporters' Reshapes to and from the heads alone: no copies.)
+  bool alias_views(const FusedGroup& group) {
+    for (int n : group.nodes) {
+      const std::string& op = graph_.nodes()[n].op;
+      if (op != "Reshape" && op != "Flatten" && op != "Squeeze" && op != "Unsqueeze") return false;
+    }
+    int out = graph_.nodes()[group.nodes.back()].outputs[0];
+    if (plan_.arrays[out].kind != PlannedArray::Kind::Intermediate) return false;
+    aliases_[out] = resolve(graph_.nodes()[group.nodes.front()].inputs[0]);
+    return true;
+  }
+
   // A call of the kernel, each array passed with the shape of its parameter.
   void add_kernel(const ScheduledKernel& kernel) {
     KernelCall call;
     call.function = kernel.func.name;
     call.args = kernel.args;
+    for (int& id : call.args) id = resolve(id);
     call.num_inputs = kernel.num_inputs;
     call.workload = kernel.workload;
     for (const Buffer& param : kernel.func.params) call.shapes.push_back(static_shape(param));

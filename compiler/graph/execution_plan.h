@@ -14,7 +14,10 @@
 // a constant weight (conv2d's NCHWc blocks, dense's transposed weight: the layout the
 // template wants), the weight is packed once here and the kernel reads the packed
 // constant (schedule_space::Task::apply_prepacked). Every other group is one kernel
-// (fused_kernel.h). Constant and Shape nodes left unfolded are evaluated into constants.
+// (fused_kernel.h), but for a group of views alone (Reshape, Flatten, Squeeze, Unsqueeze),
+// which is no kernel: later calls read its input's array with the view's shape (a graph
+// output stays an array of its own). Constant and Shape nodes left unfolded are evaluated
+// into constants.
 // Arrays no call reads or writes leave the plan (values inside a fused kernel, weights
 // read only packed), and intermediates share storage (memory_plan.h).
 //

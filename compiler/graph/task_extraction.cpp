@@ -160,24 +160,38 @@ Mapping map_matmul(const Graph& graph, const Node& node) {
   return product_of(ops::Workload::make("batch_matmul", params), {0, 1});
 }
 
+std::string exact_float(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+
 // Attention (pass_fuse_attention.h): its arrays read in the op's [B, S, D], [B, D, T],
-// [B, T, E] and [MB, T] shapes.
+// [B, T, E] (or the heads' layout) and [MB, T] shapes.
 Mapping map_attention(const Graph& graph, const Node& node) {
   const std::vector<int64_t>& q = graph.value(node.inputs[0]).type.shape;
-  const std::vector<int64_t>& kt = graph.value(node.inputs[1]).type.shape;
+  const std::vector<int64_t>& k = graph.value(node.inputs[1]).type.shape;
   const std::vector<int64_t>& v = graph.value(node.inputs[2]).type.shape;
-  std::vector<int64_t> batch(q.begin(), q.end() - 2);
+  int64_t heads = node.attrs.get_int_or("heads", 0);
+  // The scores' leading extents, their keys, and q's rows and columns.
+  std::vector<int64_t> batch =
+      heads > 0 ? std::vector<int64_t>{q[0], heads} : std::vector<int64_t>(q.begin(), q.end() - 2);
+  int64_t keys = heads > 0 ? k[1] : k.back();
+  int64_t rows = q[heads > 0 ? 1 : q.size() - 2];
   int64_t mask_rows = 0;
   std::vector<int> inputs = {0, 1, 2};
   if (has_input(node, 3)) {
-    mask_rows = *detail::attention_mask_rows(batch, kt.back(), graph.value(node.inputs[3]).type.shape);
+    mask_rows = *detail::attention_mask_rows(batch, keys, graph.value(node.inputs[3]).type.shape);
     inputs.push_back(3);
   }
-  char scale[32];
-  std::snprintf(scale, sizeof scale, "%.17g", node.attrs.get_float_or("scale", 1.0));
-  Params params = {{"B", str(product(batch))}, {"S", str(q[q.size() - 2])}, {"T", str(kt.back())},
-                   {"D", str(q.back())},       {"E", str(v.back())},          {"scale", scale},
-                   {"mask_rows", str(mask_rows)}};
+  Params params = {{"B", str(product(batch))},
+                   {"S", str(rows)},
+                   {"T", str(keys)},
+                   {"D", str(q.back())},
+                   {"E", str(v.back())},
+                   {"scale", exact_float(node.attrs.get_float_or("scale", 1.0))},
+                   {"mask_rows", str(mask_rows)},
+                   {"heads", str(heads)}};
   return Mapping{NodeTask{ops::Workload::make("attention", params), inputs, true}, ""};
 }
 
@@ -190,12 +204,6 @@ Mapping whole_node(ops::Workload workload, std::vector<int> inputs) {
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string text;
   for (int64_t e : shape) text += (text.empty() ? "" : "x") + str(e);
-  return text;
-}
-
-std::string exact_float(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", v);
   return text;
 }
 

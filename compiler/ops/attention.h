@@ -7,7 +7,11 @@
 //   p[b, i, j]   = softmax over j of  scale * sum_k q[b, i, k] kt[b, k, j] + mask[b / (B / MB), j]
 //
 // q [B, S, D] (B: batch x heads), kt [B, D, T] (the keys transposed, as an exporter's
-// Transpose writes them for Q K^T), v [B, T, E]; mask, when given, is [MB, T] with MB
+// Transpose writes them for Q K^T), v [B, T, E]. With heads = H > 0 the arrays are the
+// projections' as an exporter reshapes them, before its transposes to the heads: q
+// [N, S, H, D], k [N, T, H, D] (not transposed), v [N, T, H, E], the output [N, S, H, E]
+// (B = N x H; head b is n = b / H, h = b % H), so no transpose runs before or after. mask,
+// when given, is [MB, T] with MB
 // dividing B: one row of additive key biases per MB-th of the batch (a key-padding mask,
 // [N, 1, 1, T] in the model, read as [N, T] for the N x heads batch). A row whose every
 // logit is -inf is NaN, as onnxruntime's Softmax makes it; a large finite mask (the
@@ -19,7 +23,7 @@
 //   "<name>_exp"     [B, S, T]  exp(logit - max)
 //   "<name>_sum"     [B, S]     over "rj"
 //   "<name>_product" [B, S, E]  exp v, a reduction over "rj"
-//   "<name>"         [B, S, E]  product / sum
+//   "<name>"         [B, S, E]  product / sum ([N, S, H, E] with heads)
 #pragma once
 
 #include <string>
@@ -28,8 +32,8 @@
 
 namespace temper::ops {
 
-// mask may be an undefined tensor (no mask).
-te::Tensor attention(const te::Tensor& q, const te::Tensor& kt, const te::Tensor& v, const te::Tensor& mask,
-                     double scale, const std::string& name = "attention");
+// mask may be an undefined tensor (no mask); k is kt without heads.
+te::Tensor attention(const te::Tensor& q, const te::Tensor& k, const te::Tensor& v, const te::Tensor& mask,
+                     double scale, int64_t heads = 0, const std::string& name = "attention");
 
 }  // namespace temper::ops

@@ -417,10 +417,16 @@ OpInstance instantiate_attention(const Workload& w) {
     throw UserError(str("attention: mask_rows=", mask_rows, " must divide B=", B, " (each mask row serves B / mask_rows "
                         "batch entries); 0 for no mask"));
   }
-  te::Tensor q = placeholder(w, {B, S, D}, "Q");
-  te::Tensor kt = placeholder(w, {B, D, T}, "KT");
-  te::Tensor v = placeholder(w, {B, T, E}, "V");
-  std::vector<te::Tensor> inputs = {q, kt, v};
+  int64_t heads = w.get_int("heads");
+  if (heads > 0 && B % heads != 0) {
+    throw UserError(str("attention: heads=", heads, " must divide B=", B, " (B counts batch entries x heads); 0 for "
+                        "inputs [B, S, D], [B, D, T], [B, T, E]"));
+  }
+  int64_t N = heads > 0 ? B / heads : 0;
+  te::Tensor q = heads > 0 ? placeholder(w, {N, S, heads, D}, "Q") : placeholder(w, {B, S, D}, "Q");
+  te::Tensor k = heads > 0 ? placeholder(w, {N, T, heads, D}, "K") : placeholder(w, {B, D, T}, "KT");
+  te::Tensor v = heads > 0 ? placeholder(w, {N, T, heads, E}, "V") : placeholder(w, {B, T, E}, "V");
+  std::vector<te::Tensor> inputs = {q, k, v};
   te::Tensor mask;
   if (mask_rows > 0) {
     mask = placeholder(w, {mask_rows, T}, "mask");
@@ -428,10 +434,10 @@ OpInstance instantiate_attention(const Workload& w) {
   }
   double flops = 2.0 * B * S * T * (D + E) + 5.0 * B * S * T;
   int64_t per_mask_row = mask_rows > 0 ? B / mask_rows : 0;
-  return finish(w, inputs, attention(q, kt, v, mask, scale), flops, [=](auto& ins, auto& outs) {
+  return finish(w, inputs, attention(q, k, v, mask, scale, heads), flops, [=](auto& ins, auto& outs) {
     reference::attention(in<float>(ins, 0), in<float>(ins, 1), in<float>(ins, 2),
                          mask_rows > 0 ? in<float>(ins, 3) : nullptr, out<float>(outs, 0), B, S, T, D, E, per_mask_row,
-                         scale);
+                         scale, heads);
   });
 }
 
@@ -664,10 +670,11 @@ std::vector<OpSpec> build_table() {
        instantiate_layer_norm},
       {"attention",
        "out[B,S,E] = softmax_j(scale * Q[B,S,D] KT[B,D,T] + mask[b / (B / mask_rows), T]) V[B,T,E]: one head per b, "
-       "the softmax fused between the products; mask_rows=0: no mask",
+       "the softmax fused between the products; mask_rows=0: no mask; heads=H: Q, K, V, out as [B/H,S,H,D], "
+       "[B/H,T,H,D] (K not transposed), [B/H,T,H,E], [B/H,S,H,E]",
        {required_key("B", K::Positive), required_key("S", K::Positive), required_key("T", K::Positive),
         required_key("D", K::Positive), required_key("E", K::Positive), defaulted_key("scale", K::Float, "1"),
-        defaulted_key("mask_rows", K::NonNegative, "0"), float_only()},
+        defaulted_key("mask_rows", K::NonNegative, "0"), defaulted_key("heads", K::NonNegative, "0"), float_only()},
        instantiate_attention},
       {"batch_norm",
        "inference batch norm: (X - mean[c]) / sqrt(var[c] + eps) * gamma[c] + beta[c]",

@@ -448,8 +448,14 @@ void softmax(const T* x, T* y, const Shape& shape, int axis) {
 }
 
 template <typename T>
-void attention(const T* q, const T* kt, const T* v, const T* mask, T* out, int64_t B, int64_t S, int64_t T_, int64_t D,
-               int64_t E, int64_t rows_per_mask_row, double scale) {
+void attention(const T* q, const T* k, const T* v, const T* mask, T* out, int64_t B, int64_t S, int64_t T_, int64_t D,
+               int64_t E, int64_t rows_per_mask_row, double scale, int64_t heads) {
+  // Offsets of head b's (row, column) in q, k, v and out, as the layout stores them.
+  int64_t H = heads > 0 ? heads : 1;
+  auto at = [&](int64_t b, int64_t row, int64_t rows, int64_t column, int64_t columns) {
+    return ((b / H * rows + row) * H + b % H) * columns + column;
+  };
+  auto k_at = [&](int64_t b, int64_t j, int64_t c) { return heads > 0 ? at(b, j, T_, c, D) : (b * D + c) * T_ + j; };
   std::vector<double> logits(T_);
   std::vector<double> acc(E);
   for (int64_t b = 0; b < B; ++b) {
@@ -457,7 +463,7 @@ void attention(const T* q, const T* kt, const T* v, const T* mask, T* out, int64
       double largest = -std::numeric_limits<double>::infinity();
       for (int64_t j = 0; j < T_; ++j) {
         double dot = 0;
-        for (int64_t k = 0; k < D; ++k) dot += double(q[(b * S + i) * D + k]) * kt[(b * D + k) * T_ + j];
+        for (int64_t c = 0; c < D; ++c) dot += double(q[at(b, i, S, c, D)]) * k[k_at(b, j, c)];
         logits[j] = dot * scale + (mask ? double(mask[(b / rows_per_mask_row) * T_ + j]) : 0.0);
         largest = std::max(largest, logits[j]);
       }
@@ -466,9 +472,9 @@ void attention(const T* q, const T* kt, const T* v, const T* mask, T* out, int64
       for (int64_t j = 0; j < T_; ++j) {
         double e = std::exp(logits[j] - largest);
         sum += e;
-        for (int64_t d = 0; d < E; ++d) acc[d] += e * v[(b * T_ + j) * E + d];
+        for (int64_t d = 0; d < E; ++d) acc[d] += e * v[at(b, j, T_, d, E)];
       }
-      for (int64_t d = 0; d < E; ++d) out[(b * S + i) * E + d] = static_cast<T>(acc[d] / sum);
+      for (int64_t d = 0; d < E; ++d) out[at(b, i, S, d, E)] = static_cast<T>(acc[d] / sum);
     }
   }
 }
@@ -579,7 +585,7 @@ template void scale_bias(const float*, const float*, const float*, float*, const
 template void softmax(const float*, float*, const Shape&, int);
 template void layer_norm(const float*, const float*, const float*, float*, const Shape&, int, double);
 template void attention(const float*, const float*, const float*, const float*, float*, int64_t, int64_t, int64_t,
-                        int64_t, int64_t, int64_t, double);
+                        int64_t, int64_t, int64_t, double, int64_t);
 template void batch_norm(const float*, const float*, const float*, const float*, const float*, float*, const Shape&,
                          int, double);
 template void transpose(const float*, float*, const Shape&, const std::vector<int64_t>&);

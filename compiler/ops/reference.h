@@ -86,11 +86,12 @@ void softmax(const T* x, T* y, const Shape& shape, int axis);
 template <typename T>
 void layer_norm(const T* x, const T* gamma, const T* beta, T* y, const Shape& shape, int axis, double eps);
 
-// ops/attention.h: q [B, S, D], kt [B, D, T], v [B, T, E], mask [B / rows_per_mask_row, T]
-// or null, out [B, S, E]; each row in double.
+// ops/attention.h: q [B, S, D], kt [B, D, T], v [B, T, E], out [B, S, E] -- or with
+// heads = H > 0 q [N, S, H, D], k [N, T, H, D], v [N, T, H, E], out [N, S, H, E] -- and mask
+// [B / rows_per_mask_row, T] or null; each row in double.
 template <typename T>
-void attention(const T* q, const T* kt, const T* v, const T* mask, T* out, int64_t B, int64_t S, int64_t T_, int64_t D,
-               int64_t E, int64_t rows_per_mask_row, double scale);
+void attention(const T* q, const T* k, const T* v, const T* mask, T* out, int64_t B, int64_t S, int64_t T_, int64_t D,
+               int64_t E, int64_t rows_per_mask_row, double scale, int64_t heads);
 
 template <typename T>
 void batch_norm(const T* x, const T* mean, const T* var, const T* gamma, const T* beta, T* y, const Shape& shape,

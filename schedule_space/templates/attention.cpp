@@ -65,25 +65,25 @@ void define_attention(ConfigSpace& space, const ops::OpInstance& op, const ops::
   space.define_knob("tile_j", vector_tile_values(a.T, width_for(a.T, target)));
   space.define_knob("tile_e", vector_tile_values(a.E, width_for(a.E, target)));
   int registers = vector_registers(target);
-  space.add_constraint(str("both register tiles, their loaded vectors and a broadcast fit the ", registers,
-                           " vector registers"),
-                       [registers](const Config& c) {
-                         int64_t rows = c.knob_int("tile_i");
-                         auto used = [&](int64_t vectors) { return rows * vectors + vectors + 1; };
-                         return used(c.knob_int("tile_j")) <= registers && used(c.knob_int("tile_e")) <= registers;
-                       });
+  space.add_constraint(
+      str("both register tiles, their loaded vectors and a broadcast fit the ", registers, " vector registers"),
+      [registers](const Config& c) {
+        int64_t rows = c.knob_int("tile_i");
+        auto used = [&](int64_t vectors) { return rows * vectors + vectors + 1; };
+        return used(c.knob_int("tile_j")) <= registers && used(c.knob_int("tile_e")) <= registers;
+      });
 }
 
 // A register tile over `block`'s last three loops (rows, columns, reduction) under the
 // parallel loop: the columns cut into vectors of `width` lanes, `vectors` of them per tile;
 // the reduction outside the tile, which is unrolled over its rows and vectors.
-void schedule_register_tile(Schedule& s, BlockRV block, int64_t vectors, int64_t width) {
-  // rows, ii, column, reduction; compute_at leaves ii out when the block has one row.
+void schedule_register_tile(Schedule& s, BlockRV block, size_t outer_loops, int64_t vectors, int64_t width) {
+  // The outer loops, ii, column, reduction; compute_at leaves ii out when the block has one row.
   std::vector<LoopRV> loops = s.get_loops(block);
   LoopRV column = loops[loops.size() - 2], reduction = loops.back();
   std::vector<LoopRV> c = s.split(column, {std::nullopt, vectors, width});
   std::vector<LoopRV> tile = {c[1]};
-  if (loops.size() == 4) tile.insert(tile.begin(), loops[1]);
+  if (loops.size() == outer_loops + 3) tile.insert(tile.begin(), loops[outer_loops]);
   std::vector<LoopRV> order = {c[0], reduction};
   order.insert(order.end(), tile.begin(), tile.end());
   order.push_back(c[2]);
@@ -116,6 +116,19 @@ void vectorize_last(Schedule& s, BlockRV block, int64_t width) {
   s.vectorize(last);
 }
 
+// Every stage but out computed under `rows`, for the rows one iteration of it writes;
+// producers after their consumers, so each one's readers are under `rows` already.
+void at_rows_then(Schedule& s, BlockRV scores, BlockRV row_max, BlockRV exp, BlockRV row_sum, BlockRV product,
+                  const std::vector<BlockRV>& partials, LoopRV rows) {
+  std::vector<BlockRV> at_rows = {product, row_sum};
+  if (!partials.empty()) at_rows.push_back(partials[1]);
+  at_rows.push_back(exp);
+  at_rows.push_back(row_max);
+  if (!partials.empty()) at_rows.push_back(partials[0]);
+  at_rows.push_back(scores);
+  for (BlockRV b : at_rows) s.compute_at(b, rows);
+}
+
 Schedule apply_attention(const Config& c, const ops::OpInstance& op, const ops::Workload& w, const Target& target) {
   AttentionShape a = attention_shape(w);
   int64_t wt = width_for(a.T, target), we = width_for(a.E, target);
@@ -132,21 +145,34 @@ Schedule apply_attention(const Config& c, const ops::OpInstance& op, const ops::
     for (BlockRV r : {row_max, row_sum}) partials.push_back(rfactor_row_reduction(s, r, wt));
   }
 
-  std::vector<LoopRV> loops = s.get_loops(out);  // b, i, e
-  std::vector<LoopRV> i = s.split(loops[1], {std::nullopt, c.knob_int("tile_i")});
-  LoopRV rows = s.fuse({loops[0], i[0]});
-  s.parallel(rows);
-  // Producers after their consumers, so each one's readers are under `rows` already.
-  std::vector<BlockRV> at_rows = {product, row_sum};
-  if (wt > 1) at_rows.push_back(partials[1]);
-  at_rows.push_back(exp);
-  at_rows.push_back(row_max);
-  if (wt > 1) at_rows.push_back(partials[0]);
-  at_rows.push_back(scores);
-  for (BlockRV b : at_rows) s.compute_at(b, rows);
+  // The blocks of rows: with the heads' layout (ops/attention.h), one head per iteration of
+  // the parallel loop, its keys copied transposed ([D, T]: each key vector contiguous for
+  // the scores' tile) once, then its blocks of rows in turn; else (head, block of rows)
+  // fused and parallel.
+  LoopRV rows;
+  size_t outer_loops = 1;
+  if (w.get_int("heads") > 0) {
+    std::vector<LoopRV> loops = s.get_loops(out);  // n, i, h, e
+    s.reorder({loops[0], loops[2], loops[1]});
+    LoopRV head = s.fuse({loops[0], loops[2]});
+    s.parallel(head);
+    rows = s.split(loops[1], {std::nullopt, c.knob_int("tile_i")})[0];
+    outer_loops = 2;
+    // scores reads its accumulator, q, then k [N, T, H, D]; the copy is [N, H, D, T].
+    BlockRV keys = s.cache_read(scores, 2, "local", {0, 2, 3, 1});
+    at_rows_then(s, scores, row_max, exp, row_sum, product, partials, rows);
+    s.compute_at(keys, head);
+    vectorize_last(s, keys, width_for(a.T, target));
+  } else {
+    std::vector<LoopRV> loops = s.get_loops(out);  // b, i, e
+    std::vector<LoopRV> i = s.split(loops[1], {std::nullopt, c.knob_int("tile_i")});
+    rows = s.fuse({loops[0], i[0]});
+    s.parallel(rows);
+    at_rows_then(s, scores, row_max, exp, row_sum, product, partials, rows);
+  }
 
-  schedule_register_tile(s, scores, c.knob_int("tile_j"), wt);
-  schedule_register_tile(s, product, c.knob_int("tile_e"), we);
+  schedule_register_tile(s, scores, outer_loops, c.knob_int("tile_j"), wt);
+  schedule_register_tile(s, product, outer_loops, c.knob_int("tile_e"), we);
   for (BlockRV rf : partials) {
     std::vector<LoopRV> rl = s.get_loops(rf);
     BlockRV init = s.decompose_reduction(rf, rl[rl.size() - 2]);

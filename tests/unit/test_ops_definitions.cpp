@@ -345,6 +345,7 @@ const std::vector<std::string> kWorkloads = {
     "attention:B=2,S=3,T=5,D=4,E=2,scale=0.5,mask_rows=1",
     "attention:B=4,S=2,T=3,D=2,E=3,mask_rows=2",
     "attention:B=1,S=4,T=4,D=3,E=3",
+    "attention:B=4,S=3,T=5,D=2,E=3,scale=0.5,mask_rows=2,heads=2",
     "batch_norm:shape=2x3x4x4",
     "batch_norm:shape=4x5,axis=1,eps=1e-3",
     // data movement
