@@ -9,7 +9,11 @@
 //   tile_kb      output-channel blocks of the tile (a divisor of K/out_block)
 //   tile_q       output columns of the tile (a divisor of Q)
 //   outer_order  the parallel loop over (channel-block tiles, output rows), in that order
-//                ("k_p") or rows first ("p_k")
+//                ("k_p") or rows first ("p_k"; the default: where neighbouring kernels
+//                both split by rows, as the depthwise template always does, each thread
+//                reads in a model the rows of the activation it wrote in the kernel
+//                before -- data another core wrote a moment ago streams in at about a
+//                third of the rate of its own, 43 vs 130 GB/s on Zen 4)
 //   unroll_rx    the kernel-column loop unrolled or not
 //   unroll_ci    the loop over the lanes of an input block unrolled or not
 //   pad          the padded input computed by a parallel stage of its own ("root") or
@@ -111,19 +115,16 @@ Config default_conv2d_nchwc(const ConfigSpace& space, const ops::OpInstance& op,
   // (2x the default's speed there).
   bool stem = w.get_int("in_block") == 1;
   std::string pad = "root";
-  std::string outer_order = "k_p";
+  std::string outer_order = "p_k";  // rows first: see the knob's comment above
   bool unroll_ci = false;
   if (!stem && w.get_int("R") == 1 && w.get_int("S") == 1 && w.get_int("stride") == 1) {
-    // Pointwise: one block of channels by up to 14 columns, and on 7x7 maps rows outermost
-    // with the input block's lanes unrolled: tuning's choice on most 1x1 layers of
-    // MobileNetV2 and ResNet-50 (Zen 4, weights cold: up to 1.9x the two-block default on
-    // 7x7 and 28x28; the strided 1x1 projections kept the two-block tile).
+    // Pointwise: one block of channels by up to 14 columns, and on 7x7 maps the input
+    // block's lanes unrolled: tuning's choice on most 1x1 layers of MobileNetV2 and
+    // ResNet-50 (Zen 4, weights cold: up to 1.9x the two-block default on 7x7 and 28x28;
+    // the strided 1x1 projections kept the two-block tile).
     tile_kb = 1;
     tile_q = largest_divisor_up_to(b.Q, kPointwiseMaxColumns);
-    if (b.Q <= 7) {
-      outer_order = "p_k";
-      unroll_ci = true;
-    }
+    unroll_ci = b.Q <= 7;
   } else if (stem && w.get_int("R") * w.get_int("S") >= 25) {
     if (wide_registers && b.out_blocks % 4 == 0 && b.out_block == lanes) {
       tile_kb = 4;

@@ -67,15 +67,16 @@ TEST(NchwcTemplate, DefaultTileOnAvx512) {
 
 TEST(NchwcTemplate, PointwiseDefaultTileOnAvx512) {
   Target avx512 = Target::parse("llvm -mcpu=skylake-avx512");
-  // One block of channels by up to 14 columns; on a 7x7 map rows outermost, the input
-  // block's lanes unrolled.
+  // One block of channels by up to 14 columns, rows outermost (a thread then reads the
+  // rows it wrote in the kernel before); on a 7x7 map the input block's lanes unrolled.
   nlohmann::json wide =
       task_of("conv2d_nchwc:N=1,C=512,H=28,W=28,K=128,R=1,S=1,in_block=16,out_block=16", avx512)
           ->default_config()
           .to_json()["knobs"];
   EXPECT_EQ(wide["tile_kb"], 1);
   EXPECT_EQ(wide["tile_q"], 14);
-  EXPECT_EQ(wide["outer_order"], "k_p");
+  EXPECT_EQ(wide["outer_order"], "p_k");
+  EXPECT_EQ(wide["unroll_ci"], false);
   nlohmann::json small =
       task_of("conv2d_nchwc:N=1,C=960,H=7,W=7,K=160,R=1,S=1,in_block=16,out_block=16", avx512)
           ->default_config()
