@@ -26,6 +26,7 @@ out=$("$temper" tune matmul:M=32,N=32,K=32 --db "$db" --trials 6 --tuner random 
   fail "tune exited $?: $out"
 echo "$out"
 grep -q "measured   6 trials" <<<"$out" || fail "expected 6 trials measured"
+best_config=$(grep "^config" <<<"$out")
 # By default the 3 best are measured again until each has 3 times: 6 more at least.
 again=$(sed -n 's/^confirmed  the best schedules measured \([0-9]*\) more times.*/\1/p' <<<"$out")
 (( ${again:-0} >= 6 )) || fail "expected the best 3 schedules measured again (at least 6 records)"
@@ -38,7 +39,13 @@ echo "$out"
 grep -Eq "check +ok" <<<"$out" || fail "the tuned build's output was not checked ok"
 grep -q "applying the best of the log" <<<"$out" || fail "no info line saying the log was applied"
 grep -Eq "^default +" <<<"$out" || fail "no default time printed beside the tuned one"
-grep -q "^weights" <<<"$out" && fail "matmul packs no weight, yet run says it timed one packed"
+# Which of the 6 random configs is best depends on the machine's load: the weight is
+# packed (B read in panels) exactly when the best one says so.
+if grep -q '"b_layout":"panels"' <<<"$best_config"; then
+  grep -q "^weights" <<<"$out" || fail "the best config reads B in panels, yet run did not say it packed the weight"
+else
+  grep -q "^weights" <<<"$out" && fail "the best config reads B as stored, yet run says it timed a packed weight"
+fi
 
 echo "== a conv2d whose default config computes in NCHWc: timed on its weight packed once, as a model runs it"
 out=$("$temper" run conv2d:N=1,C=8,H=8,W=8,K=16,R=3,S=3,pad=1 --repeat 1 --min-repeat-ms 1 2>&1) ||
