@@ -38,7 +38,9 @@ struct RunnerOptions {
   // of the whole model pass through the caches once per inference, and a kernel writes its
   // output into storage that the kernels since its last use have pushed out (MobileNetV2,
   // Zen 4: each kernel with its output evicted first ran within 0.85-1.6x of its time in
-  // the model, left in the caches 1.3-3x faster than there). Off: every call after the
+  // the model, left in the caches 1.3-3x faster than there); a blocked activation input
+  // is first written back by the threads split by rows, as the model's previous kernel
+  // leaves it (cache_eviction.h: write_rows_split). Off: every call after the
   // first finds them where the last call left them, which favours schedules that re-read
   // the weights from the last-level cache and hides the cost of writing a cold output.
   bool cold_caches = true;

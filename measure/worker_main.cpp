@@ -8,8 +8,9 @@
 // ops); a CPU candidate is timed on a copy of it at page offsets drawn afresh for each
 // candidate (buffer_placement.h). A candidate's library is unloaded once it is measured,
 // so memory stays bounded over thousands of candidates. With cold_caches, the op's weight
-// inputs and its outputs are evicted from the caches before each timed call
-// (cache_eviction.h), as a model's run finds them. A candidate that writes into its inputs is a wrong result,
+// inputs and its outputs are evicted from the caches before each timed call, and a blocked
+// activation input is written back row-split by the threads (cache_eviction.h), as a
+// model's run finds them. A candidate that writes into its inputs is a wrong result,
 // and the inputs are restored from a pristine copy before the next one.
 //
 // A GPU candidate's file is a DeviceProgram. The device of each target string is opened
@@ -18,6 +19,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -181,7 +183,16 @@ class Worker {
       std::vector<NDArray*> placed_from = data->args();
       std::vector<int> cold = w.op.weight_inputs;
       for (size_t i = data->inputs.size(); i < args.size(); ++i) cold.push_back(static_cast<int>(i));
+      // Blocked activations ([N, C/b, H, W, b]) as the model's previous kernel wrote them.
+      std::vector<int> activations;
+      for (size_t i = 0; i < data->inputs.size(); ++i) {
+        bool weight = std::find(cold.begin(), cold.end(), static_cast<int>(i)) != cold.end();
+        if (!weight && placed_from[i]->shape().size() == 5) activations.push_back(static_cast<int>(i));
+      }
       auto evict = [&] {
+        for (int i : activations) {
+          write_rows_split(args[i].data, placed_from[i]->shape(), placed_from[i]->dtype().bytes());
+        }
         for (int i : cold) evict_from_caches(args[i].data, placed_from[i]->nbytes());
       };
       timing = time_function(call, evict, timing_options(request));

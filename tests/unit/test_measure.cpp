@@ -11,7 +11,9 @@
 #include <thread>
 
 #include "compiler/ops/cpu_schedules.h"
+#include "compiler/runtime/c_runtime_api.h"
 #include "measure/builder.h"
+#include "measure/cache_eviction.h"
 #include "measure/machine_share.h"
 #include "measure/runner.h"
 #include "measure/worker_protocol.h"
@@ -358,6 +360,23 @@ TEST(Measure, RunnerFindsOrNamesItsWorker) {
   setenv("TEMPER_MEASURE_WORKER", "/nonexistent/worker", 1);
   EXPECT_THROW(Runner{RunnerOptions{}}, UserError);
   unsetenv("TEMPER_MEASURE_WORKER");
+}
+
+// Rewriting a blocked activation row-split leaves every value as it was, on any thread
+// count and with rows that do not split evenly; an array of another rank is left alone.
+TEST(Measure, WriteRowsSplitKeepsTheValues) {
+  std::vector<int64_t> shape = {2, 3, 5, 7, 16};  // [N, C/b, H, W, b]: 5 rows over 2 threads
+  std::vector<float> data(2 * 3 * 5 * 7 * 16);
+  std::iota(data.begin(), data.end(), 0.5f);
+  const std::vector<float> before = data;
+  for (int threads : {1, 2, 3}) {
+    temper_set_num_threads(threads);
+    write_rows_split(data.data(), shape, sizeof(float));
+    EXPECT_EQ(data, before) << threads << " threads";
+  }
+  temper_set_num_threads(0);
+  write_rows_split(data.data(), {2, 3, 5 * 7 * 16}, sizeof(float));
+  EXPECT_EQ(data, before);
 }
 
 }  // namespace
