@@ -36,7 +36,8 @@ int32_t write_row(int64_t i, void* closure) {
   const RowsSplit& r = *static_cast<const RowsSplit*>(closure);
   unsigned char* image = r.data + static_cast<size_t>(i / r.rows) * r.plane_bytes * static_cast<size_t>(r.planes);
   for (int64_t c = 0; c < r.planes; ++c) {
-    volatile unsigned char* row = image + static_cast<size_t>(c) * r.plane_bytes + static_cast<size_t>(i % r.rows) * r.row_bytes;
+    volatile unsigned char* row =
+        image + static_cast<size_t>(c) * r.plane_bytes + static_cast<size_t>(i % r.rows) * r.row_bytes;
     for (size_t b = 0; b < r.row_bytes; b += 64) row[b] = row[b];
   }
   return 0;

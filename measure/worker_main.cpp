@@ -185,9 +185,10 @@ class Worker {
       for (size_t i = data->inputs.size(); i < args.size(); ++i) cold.push_back(static_cast<int>(i));
       // Blocked activations ([N, C/b, H, W, b]) as the model's previous kernel wrote them.
       std::vector<int> activations;
-      for (size_t i = 0; i < data->inputs.size(); ++i) {
-        bool weight = std::find(cold.begin(), cold.end(), static_cast<int>(i)) != cold.end();
-        if (!weight && placed_from[i]->shape().size() == 5) activations.push_back(static_cast<int>(i));
+      const std::vector<int>& weights = w.op.weight_inputs;
+      for (int i = 0; i < static_cast<int>(data->inputs.size()); ++i) {
+        bool weight = std::find(weights.begin(), weights.end(), i) != weights.end();
+        if (!weight && placed_from[i]->shape().size() == 5) activations.push_back(i);
       }
       auto evict = [&] {
         for (int i : activations) {
