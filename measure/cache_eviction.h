@@ -14,7 +14,8 @@ namespace temper::measure {
 
 void evict_from_caches(const void* data, size_t bytes);
 
-// Writes every cache line of a blocked activation [N, C/b, H, W, b] back in place, its
+// Writes a blocked activation [N, C/b, H, W, b] back in place, a byte every 64 of each
+// row (every cache line where a row is whole lines, as with 16 lanes of float), its
 // rows split over the threads of parallel loops (temper_parallel_for's contiguous
 // chunks) as the blocked kernels' rows-first split writes them: the state the previous
 // kernel of a model leaves its output in, each thread's rows dirty in its own core's
