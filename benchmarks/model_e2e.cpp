@@ -50,6 +50,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/runtime/c_runtime_api.h"
 #include "search/apply_history_best.h"
+#include "search/layout_from_log.h"
 #include "tuning_db/sqlite_database.h"
 
 namespace temper::bench {
@@ -189,9 +190,13 @@ ModelResult run_model(const std::string& path, const Options& options, const Tar
   std::unique_ptr<graph::GraphExecutor> temper_tuned;
   if (!options.db.empty()) {
     tuning_db::SQLiteDatabase db(options.db, tuning_db::OpenMode::ReadOnly);
+    search::LayoutFromLog chosen = search::layout_from_log(g, target, graph::LayoutChoice::Blocked, db);
+    if (!chosen.why.empty()) std::printf("  temper tuned:   block %s\n", chosen.why.c_str());
+    std::fflush(stdout);
     search::ApplyHistoryBest best(db, &std::cerr);
     graph::ExecutorOptions tuned_options;
     tuned_options.schedules = &best;
+    tuned_options.layout = chosen.layout;
     start = Clock::now();
     temper_tuned = std::make_unique<graph::GraphExecutor>(g, target, tuned_options);
     std::printf("  temper tuned:   %d kernels, compiled in %.1f s (log %s)\n", temper_tuned->num_kernels(),

@@ -18,7 +18,7 @@ namespace temper::cli {
 
 int cmd_build(const std::vector<std::string>& args) {
   const std::string usage =
-      "usage: temper build MODEL.onnx -o OUT.so [--db FILE] [--target T] [--dim NAME=N ...] [--layout nchwc|nchwc-direct|nchw]";
+      "usage: temper build MODEL.onnx -o OUT.so [--db FILE] [--target T] [--dim NAME=N ...] [--layout nchwc|nchw8c|nchw16c|...-direct|nchw]";
   std::string db;
   std::string layout = "nchwc";
   std::string out;
@@ -33,7 +33,7 @@ int cmd_build(const std::vector<std::string>& args) {
       ("db", po::value(&db), "tuning log whose best records schedule the tunable ops (without it: template defaults)")
       ("target", po::value(&target_text)->default_value("llvm -mcpu=native"), "target string: llvm [-mcpu=...]")
       ("dim", po::value(&dim_flags)->composing(), "NAME=N: the size of the model's dynamic dimension NAME (repeatable)")
-      ("layout", po::value(&layout)->default_value("nchwc"), "activations of the convs: nchwc (the target's blocked layout, kept across the graph; 3x3 stride-1 convs by Winograd where it pays), nchwc-direct (blocked, every conv direct) or nchw; a log tuned in one layout does not apply to the other");
+      ("layout", po::value(&layout)->default_value("nchwc"), "activations of the convs: nchwc (blocked, kept across the graph; the block the log estimates fastest, else the target's vector; 3x3 stride-1 convs by Winograd where it pays), nchw8c or nchw16c (a fixed block), nchwc-direct, nchw8c-direct, nchw16c-direct (every conv direct) or nchw; a log tuned in one layout or block does not apply to another");
   std::vector<std::string> positionals;
   po::variables_map vm;
   if (!parse_command_line(args, usage, desc, "MODEL.onnx", 1, 1, positionals, vm)) return 0;

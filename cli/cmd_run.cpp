@@ -237,7 +237,7 @@ void print_profile(const graph::ExecutionPlan& plan, std::vector<std::vector<dou
 int run_model(const std::vector<std::string>& args) {
   const std::string usage =
       "usage: temper run MODEL.onnx|MODEL.so [--db FILE] [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--repeat N] "
-      "[--output-dir DIR] [--target T] [--threads N] [--seed N] [--profile] [--layout nchwc|nchwc-direct|nchw]";
+      "[--output-dir DIR] [--target T] [--threads N] [--seed N] [--profile] [--layout nchwc|nchw8c|nchw16c|...-direct|nchw]";
   std::vector<std::string> input_flags;
   std::string layout = "nchwc";
   std::vector<std::string> dim_flags;
@@ -265,7 +265,7 @@ int run_model(const std::vector<std::string>& args) {
                                                     "threads for parallel loops (0: one per core)")(
       "seed", po::value(&seed)->default_value(0), "seed of the random data for inputs not given")(
       "profile", po::bool_switch(&profile), "print each kernel's median time and share of the run, slowest first")(
-      "layout", po::value(&layout)->default_value("nchwc"), "activations of the convs: nchwc (the target's blocked layout, kept across the graph; 3x3 stride-1 convs by Winograd where it pays), nchwc-direct (blocked, every conv direct) or nchw; a log tuned in one layout does not apply to the other" " (MODEL.onnx only)");
+      "layout", po::value(&layout)->default_value("nchwc"), "activations of the convs: nchwc (blocked, kept across the graph; the block the log estimates fastest, else the target's vector; 3x3 stride-1 convs by Winograd where it pays), nchw8c or nchw16c (a fixed block), nchwc-direct, nchw8c-direct, nchw16c-direct (every conv direct) or nchw; a log tuned in one layout or block does not apply to another" " (MODEL.onnx only)");
   std::vector<std::string> positionals;
   po::variables_map vm;
   if (!parse_command_line(args, usage, desc, "MODEL", 1, 1, positionals, vm)) return 0;

@@ -265,7 +265,7 @@ int cmd_tune(const std::vector<std::string>& args) {
   const std::string usage =
       "usage: temper tune WORKLOAD --db FILE [--target T ...] [--space template|auto|both] [--trials N] "
       "[--tuner random|grid|ga|xgb] [--time-budget 8h] [--early-stopping N] [--confirm N] [--seed N]\n"
-      "       temper tune MODEL.onnx --db FILE [--dim NAME=N ...] [--layout nchwc|nchwc-direct|nchw] [--task-scheduler "
+      "       temper tune MODEL.onnx --db FILE [--dim NAME=N ...] [--layout nchwc|nchw8c|nchw16c|...-direct|nchw] [--task-scheduler "
       "gradient|round-robin] [the same "
       "flags]   (all the model's tasks, sharing --trials)\n"
       "                    [--transfer | --model FILE] [--save-model FILE]   (these three with --tuner xgb)";
@@ -294,7 +294,7 @@ int cmd_tune(const std::vector<std::string>& args) {
        "where the op has one, auto otherwise")
       ("dim", po::value(&dim_flags)->composing(), "model: NAME=N, the size of the dynamic dimension NAME (repeatable)")
       ("layout", po::value(&layout_flag),
-       "model: the layout its builds will use, nchwc (the target's blocked layout, kept across the graph; Winograd 3x3 convs where they pay), nchwc-direct (blocked, every conv direct) or nchw; "
+       "model: the layout its builds will use, nchwc (blocked, kept across the graph; Winograd 3x3 convs where they pay; the tasks of each candidate block, 8 and 16 lanes on a CPU of either vector, the build taking the block estimated fastest), nchw8c or nchw16c (a fixed block), nchwc-direct, nchw8c-direct, nchw16c-direct (every conv direct) or nchw; "
        "the tasks are the convs of that layout (default nchwc)")
       ("task-scheduler", po::value(&model_flags.scheduler)->default_value("gradient"),
        "model, or --space both: how the jobs share --trials: gradient (turns to the task whose tuning is expected to "
@@ -403,7 +403,8 @@ int cmd_tune(const std::vector<std::string>& args) {
   if (spaces.size() > 1) {
     if (!save_model_path.empty()) throw UserError("--save-model saves one explorer's model; not with --space both");
     std::printf("workload   %s\n", workload.to_string().c_str());
-    return tune_tasks({{workload, 1, {}}}, target, db_path, choice, model_flags, options, builder_options,
+    graph::LayoutTasks one_task{{{workload, 1, {}}}, {graph::LayoutChoice::Nchw}, {{1}}};
+    return tune_tasks(one_task, target, db_path, choice, model_flags, options, builder_options,
                       runner_options);
   }
   TuneJob job = prepare_job(workload, target, spaces[0], choice);

@@ -8,6 +8,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/ir/text.h"
 #include "search/apply_history_best.h"
+#include "search/layout_from_log.h"
 #include "tuning_db/sqlite_database.h"
 
 namespace temper::cli {
@@ -63,6 +64,10 @@ std::unique_ptr<graph::GraphExecutor> compile_model(const graph::Graph& g, const
     schedules = str(executor->plan().tasks, " tunable ops with their template defaults (no --db)");
   } else {
     tuning_db::SQLiteDatabase log(db, tuning_db::OpenMode::ReadOnly);
+    search::LayoutFromLog chosen = search::layout_from_log(g, target, layout, log);
+    if (!chosen.why.empty()) std::printf("%-10s %s\n", "block", chosen.why.c_str());
+    layout = chosen.layout;
+    std::fflush(stdout);  // before ApplyHistoryBest's lines on stderr
     search::ApplyHistoryBest best(log, &std::cerr);
     CountingSource counting(best);
     executor = std::make_unique<graph::GraphExecutor>(g, target, graph::ExecutorOptions{.schedules = &counting, .layout = layout});

@@ -41,17 +41,41 @@ double task_best(const std::vector<ModelJob>& jobs, size_t task) {
   return best;
 }
 
-// The model's estimated latency: each task's best times how often the model runs it;
-// nullopt while a task has no best.
-std::optional<double> estimated_latency(const std::vector<graph::ExtractedTask>& tasks,
-                                        const std::vector<ModelJob>& jobs) {
+// The model's estimated latency built the way-th way: each task's best times how often
+// that build runs it; nullopt while one of its tasks has no best.
+std::optional<double> estimated_latency(const graph::LayoutTasks& model, size_t way, const std::vector<ModelJob>& jobs) {
   double total = 0;
-  for (size_t t = 0; t < tasks.size(); ++t) {
+  for (size_t t = 0; t < model.tasks.size(); ++t) {
+    if (model.counts[way][t] == 0) continue;
     double best = task_best(jobs, t);
     if (!std::isfinite(best)) return std::nullopt;
-    total += tasks[t].count * best;
+    total += model.counts[way][t] * best;
   }
   return total;
+}
+
+// The least over the ways, and which way it is (nullopt while no way has every best).
+std::optional<std::pair<double, size_t>> fastest_way(const graph::LayoutTasks& model, const std::vector<ModelJob>& jobs) {
+  std::optional<std::pair<double, size_t>> fastest;
+  for (size_t w = 0; w < model.layouts.size(); ++w) {
+    std::optional<double> latency = estimated_latency(model, w, jobs);
+    if (latency && (!fastest || *latency < fastest->first)) fastest = std::make_pair(*latency, w);
+  }
+  return fastest;
+}
+
+// "NCHW16c", "NCHW8c" or "NCHW": the activations' layout of a way.
+std::string layout_name(const graph::LayoutChoice& layout) {
+  return layout.block > 0 ? str("NCHW", layout.block, "c") : std::string("NCHW");
+}
+
+// The ways a task is in, for the task table: "NCHW16c", "NCHW16c NCHW8c".
+std::string ways_of(const graph::LayoutTasks& model, size_t task) {
+  std::string ways;
+  for (size_t w = 0; w < model.layouts.size(); ++w) {
+    if (model.counts[w][task] > 0) ways += (ways.empty() ? "" : " ") + layout_name(model.layouts[w]);
+  }
+  return ways;
 }
 
 std::string latency_text(const std::optional<double>& seconds) {
@@ -61,15 +85,21 @@ std::string latency_text(const std::optional<double>& seconds) {
   return text;
 }
 
+std::string latency_text(const std::optional<std::pair<double, size_t>>& fastest) {
+  if (!fastest) return "?";
+  return latency_text(fastest->first);
+}
+
 }  // namespace
 
-int tune_tasks(const std::vector<graph::ExtractedTask>& tasks, const Target& target, const std::string& db_path,
+int tune_tasks(const graph::LayoutTasks& model, const Target& target, const std::string& db_path,
                const TunerChoice& choice, const ModelTuneFlags& flags, const search::TuneOptions& options,
                const measure::BuilderOptions& builder_options, const measure::RunnerOptions& runner_options) {
   search::TaskSchedulerOptions scheduler_options;
   scheduler_options.strategy = parse_strategy(flags.scheduler);
   scheduler_options.early_stopping = options.early_stopping;
   scheduler_options.seed = choice.seed;
+  const std::vector<graph::ExtractedTask>& tasks = model.tasks;
   std::vector<ModelJob> jobs;
   for (size_t t = 0; t < tasks.size(); ++t) {
     // A task no template serves (a row reduction, a transpose) is the auto-scheduler's,
@@ -87,12 +117,21 @@ int tune_tasks(const std::vector<graph::ExtractedTask>& tasks, const Target& tar
 
   tuning_db::SQLiteDatabase db(db_path);
   for (ModelJob& j : jobs) finish_job(j.job, choice, db);
-  std::printf("task  count  space     size           workload\n");
+  bool several_ways = model.layouts.size() > 1;
+  if (several_ways) {
+    std::string names;
+    for (const graph::LayoutChoice& layout : model.layouts) names += (names.empty() ? "" : ", ") + layout_name(layout);
+    std::printf("layouts    %s: each way's tasks tuned, turns following the way estimated fastest; a build with "
+                "this log takes the fastest\n",
+                names.c_str());
+  }
+  std::printf("task  count  space     size           %sworkload\n", several_ways ? "layouts          " : "");
   for (const ModelJob& j : jobs) {
     std::string size = j.job.space == "auto" ? str(j.job.auto_space->sketches().size(), " sketches")
                                              : str(j.job.task->space().size(), " configs");
-    std::printf("%4zu  %5d  %-8s  %-13s  %s\n", j.task, tasks[j.task].count, j.job.space.c_str(), size.c_str(),
-                tasks[j.task].workload.to_string().c_str());
+    std::string ways = several_ways ? str(ways_of(model, j.task), std::string(17, ' ')).substr(0, 17) : "";
+    std::printf("%4zu  %5d  %-8s  %-13s  %s%s\n", j.task, tasks[j.task].count, j.job.space.c_str(), size.c_str(),
+                ways.c_str(), tasks[j.task].workload.to_string().c_str());
   }
   if (choice.name == "xgb") {
     for (const ModelJob& j : jobs) std::printf("model      task %zu %s: %s\n", j.task, j.job.space.c_str(), j.job.model_line.c_str());
@@ -102,10 +141,10 @@ int tune_tasks(const std::vector<graph::ExtractedTask>& tasks, const Target& tar
   std::fflush(stdout);
 
   // The scheduler shares the budget among the tasks, by their weight in the model's
-  // latency; a task tuned in both spaces gives its turns to its explorers in turn, and its
-  // best is the better of theirs.
-  std::vector<double> weights;
-  for (const graph::ExtractedTask& t : tasks) weights.push_back(t.count);
+  // latency (the latency of its fastest way); a task tuned in both spaces gives its turns
+  // to its explorers in turn, and its best is the better of theirs.
+  search::WeightsByWay weights;
+  for (const std::vector<int>& counts : model.counts) weights.weights.emplace_back(counts.begin(), counts.end());
   search::TaskScheduler scheduler(weights, scheduler_options);
   std::vector<int> turns_of(tasks.size(), 0);
   auto next_job = [&](size_t task) -> ModelJob* {
@@ -159,7 +198,7 @@ int tune_tasks(const std::vector<graph::ExtractedTask>& tasks, const Target& tar
     if (j.best) std::snprintf(best, sizeof best, "%.2f GFLOP/s", gflops_of(j.job.explorer->op(), j.best->mean));
     std::fprintf(stderr, "task %zu %-10s trials %d (+%d)  best %s  total %d/%d  latency %s  elapsed %s%s%s\n", j.task,
                  str("[", j.job.space, "]").c_str(), j.trials, got, best, spent, options.trials,
-                 latency_text(estimated_latency(tasks, jobs)).c_str(), format_duration(elapsed()).c_str(),
+                 latency_text(fastest_way(model, jobs)).c_str(), format_duration(elapsed()).c_str(),
                  scheduler.finished(k) ? "  done: " : "", scheduler.why_finished(k).c_str());
   }
   // Each job's best few schedules measured again, so that their medians decide (tune.h).
@@ -195,10 +234,19 @@ int tune_tasks(const std::vector<graph::ExtractedTask>& tasks, const Target& tar
       all_failed_somewhere = true;
     }
   }
-  std::optional<double> latency = estimated_latency(tasks, jobs);
-  if (latency) {
+  std::optional<std::pair<double, size_t>> fastest = fastest_way(model, jobs);
+  if (fastest) {
     std::printf("latency    %s estimated: the tasks' best times weighted by how often the model runs them\n",
-                latency_text(latency).c_str());
+                latency_text(fastest).c_str());
+  }
+  if (several_ways) {
+    std::string each;
+    for (size_t w = 0; w < model.layouts.size(); ++w) {
+      each += str(w == 0 ? "" : ", ", layout_name(model.layouts[w]), " ",
+                  latency_text(estimated_latency(model, w, jobs)));
+    }
+    std::printf("layout     %s: builds with this log take %s\n", each.c_str(),
+                fastest ? layout_name(model.layouts[fastest->second]).c_str() : "the target's block (no way has every best)");
   }
   std::printf("log        %s\n", db_path.c_str());
   if (untried > 0 && g_signal == 0) {
@@ -219,15 +267,16 @@ int tune_model(const std::string& model_path, const std::map<std::string, int64_
   import_options.dims = dims;
   graph::Graph g = graph::import_onnx(model_path, import_options);
   std::vector<std::string> skipped;
-  std::vector<graph::ExtractedTask> tasks = graph::extract_tasks(g, target, &skipped, graph::parse_layout_choice(flags.layout));
-  std::printf("model      %s: %zu nodes, %zu tasks\n", model_path.c_str(), g.nodes().size(), tasks.size());
+  graph::LayoutTasks model =
+      graph::extract_tasks_by_layout(g, target, &skipped, graph::parse_layout_choice(flags.layout));
+  std::printf("model      %s: %zu nodes, %zu tasks\n", model_path.c_str(), g.nodes().size(), model.tasks.size());
   for (const std::string& why : skipped) std::printf("skipped    %s\n", why.c_str());
-  if (tasks.empty()) {
+  if (model.tasks.empty()) {
     throw UserError(
         str(model_path, " has no node that a tuning task serves (Conv, Gemm, MatMul, attention, Softmax, "
                             "LayerNormalization, Transpose); nothing to tune"));
   }
-  return tune_tasks(tasks, target, db_path, choice, flags, options, builder_options, runner_options);
+  return tune_tasks(model, target, db_path, choice, flags, options, builder_options, runner_options);
 }
 
 }  // namespace temper::cli

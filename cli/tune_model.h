@@ -20,15 +20,17 @@ namespace temper::cli {
 struct ModelTuneFlags {
   std::string space;      // --space ("" : a template where one serves the task, else auto)
   std::string scheduler;  // --task-scheduler: "gradient" or "round-robin"
-  std::string layout = "nchwc";  // --layout: the layout the model's builds will use (its tasks follow it)
+  std::string layout = "nchwc";  // --layout: the layout the model's builds will use (its tasks follow it;
+                                 // with the block open, the tasks of each candidate block)
 };
 
-// Tunes the tasks (workloads, each with how often the model runs it) in the spaces
-// flags.space gives each, sharing options.trials and options.time_budget_s; per-task
+// Tunes the model's tasks (workloads, each with how often each way of building the model
+// runs it) in the spaces flags.space gives each, sharing options.trials and
+// options.time_budget_s, the turns following the way estimated fastest; per-task
 // early stopping is options.early_stopping. Returns the exit status: 0 when every job that
 // had trials has a best, 1 when some job's trials all failed, 128 + the signal after a
 // stop request. `temper tune WORKLOAD --space both` is this with one task of count 1.
-int tune_tasks(const std::vector<graph::ExtractedTask>& tasks, const Target& target, const std::string& db_path,
+int tune_tasks(const graph::LayoutTasks& model, const Target& target, const std::string& db_path,
                const TunerChoice& choice, const ModelTuneFlags& flags, const search::TuneOptions& options,
                const measure::BuilderOptions& builder_options, const measure::RunnerOptions& runner_options);
 

@@ -22,13 +22,32 @@ double uniform01(std::mt19937_64& rng) {
 }  // namespace
 
 TaskScheduler::TaskScheduler(std::vector<double> weights, TaskSchedulerOptions options)
-    : options_(options), rng_(options.seed) {
-  if (weights.empty()) throw UserError("the task scheduler needs at least one task; it was given no weights");
-  for (size_t i = 0; i < weights.size(); ++i) {
-    if (!std::isfinite(weights[i]) || weights[i] <= 0) {
-      throw UserError(str("task ", i, " has weight ", weights[i],
-                          "; a task's weight is how often the model runs it, a positive finite number"));
+    : TaskScheduler(WeightsByWay{{std::move(weights)}}, options) {}
+
+TaskScheduler::TaskScheduler(WeightsByWay ways, TaskSchedulerOptions options)
+    : weights_(std::move(ways.weights)), options_(options), rng_(options.seed) {
+  if (weights_.empty() || weights_[0].empty()) {
+    throw UserError("the task scheduler needs at least one task; it was given no weights");
+  }
+  size_t num_tasks = weights_[0].size();
+  for (size_t w = 0; w < weights_.size(); ++w) {
+    if (weights_[w].size() != num_tasks) {
+      throw UserError(str("way ", w, " of the model weighs ", weights_[w].size(), " tasks and way 0 ", num_tasks,
+                          "; every way gives a weight (0 when it does not run it) to every task"));
     }
+  }
+  for (size_t i = 0; i < num_tasks; ++i) {
+    bool run = false;
+    for (size_t w = 0; w < weights_.size(); ++w) {
+      double weight = weights_[w][i];
+      bool bad = !std::isfinite(weight) || weight < 0 || (weights_.size() == 1 && weight == 0);
+      if (bad) {
+        throw UserError(str("task ", i, " has weight ", weight,
+                            "; a task's weight is how often the model runs it, a positive finite number"));
+      }
+      run = run || weight > 0;
+    }
+    if (!run) throw UserError(str("task ", i, " has weight 0 in every way of building the model; no way runs it"));
   }
   if (options.backward_window < 1) {
     throw UserError(
@@ -44,11 +63,7 @@ TaskScheduler::TaskScheduler(std::vector<double> weights, TaskSchedulerOptions o
     throw UserError(str("the task scheduler's early stopping is ", options.early_stopping,
                         " trials; it must be at least 0 (0: never)"));
   }
-  for (double w : weights) {
-    TaskState t;
-    t.weight = w;
-    tasks_.push_back(std::move(t));
-  }
+  tasks_.resize(num_tasks);
 }
 
 int TaskScheduler::next_task() {
@@ -88,10 +103,11 @@ int TaskScheduler::choose_by_gradient() {
   double fastest_best = kNoBest;
   for (const TaskState& t : tasks_) fastest_best = std::min(fastest_best, t.best);
   double unknown_best_stand_in = std::isfinite(fastest_best) ? fastest_best : 1.0;
+  int way = followed_way(unknown_best_stand_in);
   int chosen = unfinished.front();
-  double chosen_gradient = gradient(chosen, unknown_best_stand_in);
+  double chosen_gradient = gradient(chosen, way, unknown_best_stand_in);
   for (int i : unfinished) {
-    double g = gradient(i, unknown_best_stand_in);
+    double g = gradient(i, way, unknown_best_stand_in);
     if (g < chosen_gradient) {
       chosen = i;
       chosen_gradient = g;
@@ -100,7 +116,27 @@ int TaskScheduler::choose_by_gradient() {
   return chosen;
 }
 
-double TaskScheduler::gradient(int task, double unknown_best_stand_in) const {
+int TaskScheduler::followed_way(double unknown_best_stand_in) const {
+  int followed = -1;
+  double followed_latency = kNoBest;
+  for (int w = 0; w < num_ways(); ++w) {
+    double latency = 0;
+    bool open = false;
+    for (int i = 0; i < num_tasks(); ++i) {
+      if (weights_[w][i] == 0) continue;
+      open = open || tasks_[i].finished_because.empty();
+      latency += weights_[w][i] * (std::isfinite(tasks_[i].best) ? tasks_[i].best : unknown_best_stand_in);
+    }
+    if (open && (followed < 0 || latency < followed_latency)) {
+      followed = w;
+      followed_latency = latency;
+    }
+  }
+  TEMPER_CHECK(followed >= 0, "followed_way: no way has an unfinished task, though a task is unfinished");
+  return followed;
+}
+
+double TaskScheduler::gradient(int task, int way, double unknown_best_stand_in) const {
   const TaskState& t = tasks_[task];
   TEMPER_CHECK(t.trials > 0, "the gradient of task ", task, " is asked before its warm-up turn");
   double best = std::isfinite(t.best) ? t.best : unknown_best_stand_in;
@@ -116,7 +152,7 @@ double TaskScheduler::gradient(int task, double unknown_best_stand_in) const {
       backward = (now.best_after - then.best_after) / trials_between;
     }
   }
-  return t.weight * (options_.alpha * backward + (1 - options_.alpha) * forward);
+  return weights_[way][task] * (options_.alpha * backward + (1 - options_.alpha) * forward);
 }
 
 void TaskScheduler::report(int task, int trials, double best_s, const std::string& finished_because) {
@@ -154,10 +190,23 @@ void TaskScheduler::report(int task, int trials, double best_s, const std::strin
 }
 
 std::optional<double> TaskScheduler::estimated_latency() const {
+  std::optional<double> least;
+  for (int w = 0; w < num_ways(); ++w) {
+    std::optional<double> latency = estimated_latency(w);
+    if (latency && (!least || *latency < *least)) least = latency;
+  }
+  return least;
+}
+
+std::optional<double> TaskScheduler::estimated_latency(int way) const {
+  if (way < 0 || way >= num_ways()) {
+    throw UserError(str("estimated_latency(): there is no way ", way, "; the scheduler has ways 0 to ", num_ways() - 1));
+  }
   double latency = 0;
-  for (const TaskState& t : tasks_) {
-    if (!std::isfinite(t.best)) return std::nullopt;
-    latency += t.weight * t.best;
+  for (int i = 0; i < num_tasks(); ++i) {
+    if (weights_[way][i] == 0) continue;
+    if (!std::isfinite(tasks_[i].best)) return std::nullopt;
+    latency += weights_[way][i] * tasks_[i].best;
   }
   return latency;
 }

@@ -5,6 +5,12 @@
 //
 // The objective is the model's end-to-end latency, estimated as sum_i weight_i * best_i,
 // where weight_i is how often the model runs task i and best_i its best time so far.
+// A model that a build may lay out in several ways (the blocked layout's block sizes) has
+// one weight vector per way, over the tasks of all of them (0 where a way does not run a
+// task), and the objective is the least of the ways' latencies (Ansor's objective over
+// several networks, with min for sum): the gradient turns follow the way estimated
+// fastest so far, taking its weights, and a task only other ways run gets the random
+// epsilon turns alone. A way whose every task is finished is no longer followed.
 //
 //   RoundRobin  tasks in index order, cyclically after the last reported one, skipping
 //               finished ones.
@@ -49,6 +55,11 @@ namespace temper::search {
 
 enum class TaskSchedulerStrategy { Gradient, RoundRobin };
 
+// How often each way of building the model runs each task: weights[way][task].
+struct WeightsByWay {
+  std::vector<std::vector<double>> weights;
+};
+
 struct TaskSchedulerOptions {
   TaskSchedulerStrategy strategy = TaskSchedulerStrategy::Gradient;
   int backward_window = 3;  // turns of a task the backward gradient looks back over (at least 1)
@@ -63,6 +74,10 @@ class TaskScheduler {
   // weights[i]: how often the model runs task i (its node count), positive and finite.
   // UserError for no tasks, a bad weight or a bad option.
   explicit TaskScheduler(std::vector<double> weights, TaskSchedulerOptions options = {});
+  // ways.weights[w][i]: how often the model built the w-th way runs task i, finite and at
+  // least 0, every task run by some way. UserError for no ways, ways of different task
+  // counts, or as above.
+  explicit TaskScheduler(WeightsByWay ways, TaskSchedulerOptions options = {});
 
   // The task to give the next turn to, or -1 when every task is finished.
   int next_task();
@@ -76,9 +91,12 @@ class TaskScheduler {
   // not a positive time or is worse than the task's earlier best.
   void report(int task, int trials, double best_s, const std::string& finished_because = "");
 
-  // sum_i weight_i * best_i in seconds; nullopt until every task has a best, since a
-  // task without one has an unknown share of the latency.
+  // sum_i weight_i * best_i in seconds, the least over the ways whose every task has a
+  // best; nullopt while none has (a task without one has an unknown share of the latency).
   std::optional<double> estimated_latency() const;
+  // The same for one way.
+  std::optional<double> estimated_latency(int way) const;
+  int num_ways() const { return static_cast<int>(weights_.size()); }
 
   int num_tasks() const { return static_cast<int>(tasks_.size()); }
   int trials_of(int task) const;
@@ -92,7 +110,6 @@ class TaskScheduler {
     double best_after;  // and its best
   };
   struct TaskState {
-    double weight = 0;
     int trials = 0;
     double best = std::numeric_limits<double>::infinity();
     int trials_since_better = 0;
@@ -103,10 +120,14 @@ class TaskScheduler {
   int choose();
   int choose_round_robin() const;
   int choose_by_gradient();
-  double gradient(int task, double unknown_best_stand_in) const;
+  // The way the gradient follows: the least latency (unknown bests as the stand-in) among
+  // the ways with an unfinished task.
+  int followed_way(double unknown_best_stand_in) const;
+  double gradient(int task, int way, double unknown_best_stand_in) const;
   void check_task(int task, const char* caller) const;  // UserError naming the caller
 
   std::vector<TaskState> tasks_;
+  std::vector<std::vector<double>> weights_;  // [way][task]
   TaskSchedulerOptions options_;
   std::mt19937_64 rng_;
   int last_reported_ = -1;

@@ -11,7 +11,7 @@ namespace temper::graph {
 GraphPasses graph_passes_for(const Target& target, LayoutChoice layout) {
   GraphPasses passes;
   passes.nchwc_block = nchwc_block_for(target, layout);
-  passes.winograd = layout != LayoutChoice::BlockedDirect;
+  passes.winograd = layout.kind != LayoutChoice::BlockedDirect;
   passes.attention = !target.is_gpu();
   return passes;
 }

@@ -263,18 +263,41 @@ class LayoutRewriter {
 
 }  // namespace
 
+std::string LayoutChoice::to_string() const {
+  if (kind == Nchw) return "nchw";
+  return str("nchw", block > 0 ? std::to_string(block) : std::string(), "c", kind == BlockedDirect ? "-direct" : "");
+}
+
 LayoutChoice parse_layout_choice(const std::string& text) {
-  if (text == "nchwc") return LayoutChoice::Blocked;
-  if (text == "nchwc-direct") return LayoutChoice::BlockedDirect;
   if (text == "nchw") return LayoutChoice::Nchw;
+  for (LayoutChoice::Kind kind : {LayoutChoice::Blocked, LayoutChoice::BlockedDirect}) {
+    if (text == LayoutChoice(kind).to_string()) return kind;
+    for (int64_t block : kNchwcBlocks) {
+      if (text == LayoutChoice(kind, block).to_string()) return LayoutChoice(kind, block);
+    }
+  }
   throw UserError(str("unknown layout '", text,
-                      "'; accepted: nchwc (the target's blocked layout), nchwc-direct (blocked, no Winograd convs), nchw"));
+                      "'; accepted: nchwc (blocked; the block the log chooses, else the target's vector), nchw8c or "
+                      "nchw16c (a fixed block), the same with -direct (no Winograd convs), nchw"));
 }
 
 int64_t nchwc_block_for(const Target& target, LayoutChoice layout) {
-  if (target.is_gpu() || layout == LayoutChoice::Nchw) return 0;
+  if (target.is_gpu() || !layout.blocked()) return 0;
   int64_t lanes = target.vector_bits() / 32;
-  return lanes >= 4 ? lanes : 0;
+  if (lanes < 4) return 0;
+  if (layout.block > 2 * lanes) {
+    // The kernels' register tiles hold a block in at most two vectors.
+    throw UserError(str("layout ", layout.to_string(), ": a block of ", layout.block, " lanes is more than two of ",
+                        target.to_string(), "'s vectors of ", lanes, " float32 lanes; use nchwc (the block ", lanes,
+                        ") or a block of at most ", 2 * lanes));
+  }
+  return layout.block > 0 ? layout.block : lanes;
+}
+
+std::vector<int64_t> nchwc_block_candidates(const Target& target, LayoutChoice layout) {
+  int64_t block = nchwc_block_for(target, layout);
+  if (layout.block > 0 || (block != 8 && block != 16)) return {block};
+  return {block, block == 16 ? 8 : 16};
 }
 
 LayoutReport convert_to_nchwc(Graph& graph, int64_t block, bool winograd) {

@@ -45,20 +45,43 @@ struct LayoutReport {
   std::vector<std::string> conversions;
 };
 
-// How a build lays out the activations of its convs: in the target's blocked layout, or
-// NCHW throughout -- each conv then packs and unpacks around itself (the conv2d
-// template's NCHWc config) -- or blocked with every conv direct, no Winograd kernel
-// (BlockedDirect: for a comparison, or where Winograd's rounding, about 1e-5 of the
-// outputs' magnitude, is too much). `--layout nchwc|nchwc-direct|nchw` on the CLI.
-enum class LayoutChoice { Blocked, BlockedDirect, Nchw };
+// How a build lays out the activations of its convs: in a blocked layout, or NCHW
+// throughout -- each conv then packs and unpacks around itself (the conv2d template's
+// NCHWc config) -- or blocked with every conv direct, no Winograd kernel (BlockedDirect:
+// for a comparison, or where Winograd's rounding, about 1e-5 of the outputs' magnitude, is
+// too much). The block of a blocked layout is fixed by the user (`--layout nchw8c`) or left
+// open (block 0): the target's vector of lanes without a log, the block whose tuned tasks
+// the log estimates fastest with one (search/layout_from_log.h).
+// `--layout nchwc|nchw8c|nchw16c|nchwc-direct|nchw8c-direct|nchw16c-direct|nchw` on the CLI.
+struct LayoutChoice {
+  enum Kind { Blocked, BlockedDirect, Nchw };
+  Kind kind = Blocked;
+  int64_t block = 0;  // the blocked kinds' lanes per block; 0: open (nchwc_block_for)
 
-// "nchwc", "nchwc-direct" or "nchw"; UserError naming the accepted values otherwise.
+  LayoutChoice(Kind kind = Blocked, int64_t block = 0) : kind(kind), block(block) {}  // NOLINT: a Kind is a choice
+  bool blocked() const { return kind != Nchw; }
+  // The CLI's name: "nchwc", "nchw8c-direct", "nchw".
+  std::string to_string() const;
+};
+
+// The blocks a user may fix, in float32 lanes: one AVX2 vector, one AVX-512 vector.
+constexpr int64_t kNchwcBlocks[] = {8, 16};
+
+// "nchwc", "nchw16c", "nchw8c-direct", ...; UserError naming the accepted values otherwise.
 LayoutChoice parse_layout_choice(const std::string& text);
 
-// The block a build for target uses: one vector of float32 lanes on a CPU (16 with
-// AVX-512, 8 with AVX2), so that every conv of the graph agrees on it; 0 (stay NCHW) for
-// GPU targets, CPUs without vectors and LayoutChoice::Nchw.
+// The block a build for target uses when it has no log to choose by: the block the layout
+// fixes, else one vector of float32 lanes on a CPU (16 with AVX-512, 8 with AVX2), so that
+// every conv of the graph agrees on it; 0 (stay NCHW) for GPU targets, CPUs without vectors
+// and LayoutChoice::Nchw. UserError for a fixed block of more than two of target's vectors.
 int64_t nchwc_block_for(const Target& target, LayoutChoice layout = LayoutChoice::Blocked);
+
+// The blocks tuning compares and a build with a log chooses among, the default
+// (nchwc_block_for) first: the fixed block, or with the block open on a CPU of 8 or 16
+// lanes both 8 and 16 (on Zen 4, whose AVX-512 units are 256 bits wide, and on AVX2 CPUs,
+// where a block of 16 is two vectors, either may win; a channel count of 24 fills blocks
+// of 8 only); {0} where the graph stays NCHW.
+std::vector<int64_t> nchwc_block_candidates(const Target& target, LayoutChoice layout = LayoutChoice::Blocked);
 
 // Rewrites graph (verified, types inferred) into the blocked layout with `block` lanes;
 // leaves it as it is when no conv qualifies. Expects optimize_graph's earlier passes to

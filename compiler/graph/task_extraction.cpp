@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "compiler/graph/fusion.h"
 #include "compiler/graph/graph_ops_common.h"
@@ -313,6 +314,40 @@ std::vector<ExtractedTask> extract_tasks(const Graph& graph, const Target& targe
     task.nodes.push_back(node.name);
   }
   return tasks;
+}
+
+LayoutTasks extract_tasks_by_layout(const Graph& graph, const Target& target, std::vector<std::string>* skipped,
+                                    LayoutChoice layout) {
+  LayoutTasks out;
+  std::map<std::string, size_t> index;  // workload string -> position in out.tasks
+  std::set<std::string> seen_skips;
+  for (int64_t block : nchwc_block_candidates(target, layout)) {
+    LayoutChoice fixed(layout.kind, block);
+    std::vector<std::string> layout_skipped;
+    std::vector<int> counts(out.tasks.size(), 0);
+    for (ExtractedTask& task : extract_tasks(graph, target, &layout_skipped, fixed)) {
+      std::string key = task.workload.to_string();
+      auto [it, added] = index.emplace(key, out.tasks.size());
+      if (added) {
+        out.tasks.push_back(task);
+        counts.push_back(0);
+      }
+      counts[it->second] = task.count;
+    }
+    for (const std::string& line : layout_skipped) {
+      if (skipped && seen_skips.insert(line).second) skipped->push_back(line);
+    }
+    out.layouts.push_back(fixed);
+    out.counts.push_back(std::move(counts));
+  }
+  for (std::vector<int>& counts : out.counts) counts.resize(out.tasks.size(), 0);
+  // A model whose tasks do not depend on the block (no conv) has one way.
+  bool same = std::all_of(out.counts.begin(), out.counts.end(), [&](const std::vector<int>& c) { return c == out.counts[0]; });
+  if (same) {
+    out.layouts.resize(1);
+    out.counts.resize(1);
+  }
+  return out;
 }
 
 }  // namespace temper::graph

@@ -79,4 +79,22 @@ std::vector<ExtractedTask> extract_tasks(const Graph& graph, const Target& targe
                                          std::vector<std::string>* skipped = nullptr,
                                          LayoutChoice layout = LayoutChoice::Blocked);
 
+// A model's tasks under each layout a build may choose (the blocks of
+// nchwc_block_candidates): the tasks of every layout, a workload two layouts share (a
+// Gemm, a Softmax) once, and how often each layout's build runs each task. Tuning compares
+// the layouts by these counts (search/task_scheduler.h); a build with a log takes the one
+// its best records estimate fastest (search/layout_from_log.h).
+struct LayoutTasks {
+  std::vector<ExtractedTask> tasks;         // in order of first occurrence, layout by layout; count: in the first
+                                            // layout that runs the task
+  std::vector<LayoutChoice> layouts;        // each with its block fixed (block 0 for NCHW)
+  std::vector<std::vector<int>> counts;     // [layout][task]: nodes running the task in that layout's build, or 0
+};
+
+// extract_tasks for each candidate block of `layout` on target; skipped as extract_tasks
+// fills it, each line once. A model whose tasks are the same in every block (no conv) has
+// one way, the first candidate's.
+LayoutTasks extract_tasks_by_layout(const Graph& graph, const Target& target, std::vector<std::string>* skipped = nullptr,
+                                    LayoutChoice layout = LayoutChoice::Blocked);
+
 }  // namespace temper::graph

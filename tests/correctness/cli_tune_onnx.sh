@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # `temper tune MODEL.onnx`: the CNN of make_test_models.py has three tasks (two convs, the
-# classifier's dense); --trials 16 is shared round-robin in batches of 4, the task table
-# and summary are printed, and the log holds records of every task. A second run resumes:
+# classifier's dense) in the target's block; --trials 16 is shared round-robin in batches of
+# 4, the task table and summary are printed, and the log holds records of every task. A second run resumes:
 # the log's trials count towards the budget, so it measures nothing. `temper build --db`
 # and `temper run --db` apply the log to all three tasks. With --space both each task is
 # tuned by its template and by the auto-scheduler, the gradient task scheduler giving the
-# turns, and the build applies whichever found the faster schedule. The encoder's
+# turns, and the build applies whichever found the faster schedule. With the block left
+# open the tasks are those of both blocks (8 and 16 lanes), and the build takes the block
+# the log estimates fastest. The encoder's
 # projections are matmul tasks and its attention one fused attention task. A model without a
 # tunable node is refused.
 # Usage: cli_tune_onnx.sh TEMPER
@@ -27,9 +29,14 @@ conv1="conv2d_nchwc:N=1,C=3,H=32,W=32,K=8,R=3,S=3,stride=1,pad=1,dilation=1,in_b
 conv2="conv2d_winograd_nchwc:N=1,C=8,H=16,W=16,K=16,pad=1,block=[0-9]+,tile=2,dtype=float32"
 dense="dense:M=1,N=10,K=16,bias=1,act=none,dtype=float32"
 like() { sed -e 's/\[0-9\]+/%/g' <<<"$1"; }  # the regex as an SQL LIKE pattern
+# The target's block, fixed: one way of laying out the model, three tasks.
+run run cnn.onnx --repeat 1
+block=$(sed -n 's/^layout  *activations in NCHW\([0-9]*\)c between convs.*/\1/p' <<<"$out")
+[[ -n "$block" ]] || fail "temper run did not say the model's block"
+fixed=(--layout "nchw${block}c")
 
 echo "== the CNN's three tasks share 16 trials"
-run tune cnn.onnx --db cnn.db --trials 16 --tuner random --seed 1 --task-scheduler round-robin "${fast[@]}"
+run tune cnn.onnx --db cnn.db --trials 16 --tuner random --seed 1 --task-scheduler round-robin "${fixed[@]}" "${fast[@]}"
 expect "^model +cnn.onnx: 9 nodes, 3 tasks$"
 expect "^tuner +random, seed 1, 16 trials shared round-robin, 4 per turn$"
 expect "^ +0 +1 +template +[0-9]+ configs +$conv1$"
@@ -60,6 +67,8 @@ logged=$(count cnn.db "select count(*) from records")
 echo "== temper build applies the log's best to each task; the built model matches numpy"
 run build cnn.onnx --db cnn.db -o cnn.so
 expect "^schedules +3 of 3 tunable ops tuned from cnn.db \(0 with their template defaults\)$"
+# The block is open: the log has every task of the target's block only.
+expect "^block +NCHW${block}c, the log's fastest: [0-9.]+ ms estimated against 2 tasks untuned for NCHW(8|16)c$"
 run run cnn.so --input x=cnn_input.npy --output-dir out --repeat 1
 /usr/bin/python3 -c "
 import numpy as np, sys
@@ -76,12 +85,12 @@ expect "^profile +[0-9.]+ ms in [0-9]+ kernels, [0-9.]+% of the median latency [
 expect "^profile +[0-9.]+ ms in the 3 kernels the log times, which it estimates at [0-9.]+ ms \(model/log [0-9.]+x\); the other [0-9]+ kernels take [0-9.]+ ms$"
 
 echo "== a second run resumes: the 16 trials in the log spend the budget"
-run tune cnn.onnx --db cnn.db --trials 16 --tuner random --seed 1 --task-scheduler round-robin --confirm 0 "${fast[@]}"
+run tune cnn.onnx --db cnn.db --trials 16 --tuner random --seed 1 --task-scheduler round-robin --confirm 0 "${fixed[@]}" "${fast[@]}"
 expect "^stopped +trial budget reached after 16 trials in "
 [[ $(count cnn.db "select count(*) from records") -eq $logged ]] || fail "the resumed run measured again"
 
 echo "== --space both: templates and the auto-scheduler share the trials; the build takes the faster"
-run tune cnn.onnx --db both.db --trials 48 --space both --seed 1 "${fast[@]}"
+run tune cnn.onnx --db both.db --trials 48 --space both --seed 1 "${fixed[@]}" "${fast[@]}"
 expect "^tuner +xgb, seed 1, 48 trials shared by expected gain \(gradient task scheduler\), 4 per turn$"
 expect "^ +0 +1 +auto +[0-9]+ sketches +$conv1$"
 expect "^ +2 +1 +auto +2 sketches +$dense$"
@@ -92,13 +101,44 @@ expect "^task [0-2] \[auto\] +trials 4 \(\+4\)"
 expect "^stopped +trial budget reached after 48 trials in "
 auto_records=$(count both.db "select count(*) from records where config is null")
 [[ "$auto_records" -ge 4 ]] || fail "the log has $auto_records auto-scheduled records, expected at least 4"
-run build cnn.onnx --db both.db -o both.so
+run build cnn.onnx --db both.db "${fixed[@]}" -o both.so
 expect "^schedules +3 of 3 tunable ops tuned from both.db \(0 with their template defaults\)$"
 run run both.so --input x=cnn_input.npy --output-dir out_both --repeat 1
 /usr/bin/python3 -c "
 import numpy as np, sys
 got, want = np.load('out_both/y.npy'), np.load('cnn_expected.npy')
 sys.exit(0 if np.allclose(got, want, rtol=1e-4, atol=1e-5) else 1)" || fail "the build of both explorers' log does not match numpy"
+
+echo "== the block left open: the tasks of both blocks, the turns following the faster; the build takes it"
+run tune cnn.onnx --db open.db --trials 40 --tuner random --seed 1 --task-scheduler round-robin --confirm 0 "${fast[@]}"
+expect "^model +cnn.onnx: 9 nodes, 5 tasks$"
+expect "^layouts +NCHW${block}c, NCHW(8|16)c: each way's tasks tuned, turns following the way estimated fastest; a build with this log takes the fastest$"
+# The dense head is the same task in both ways; each conv is one task per block.
+expect "^ +[0-4] +1 +template +[0-9]+ configs +NCHW(8|16)c NCHW(8|16)c +$dense$"
+[[ $(grep -cE "^ +[0-4] +1 +template +[0-9]+ configs +NCHW(8|16)c +conv2d" <<<"$out") -eq 4 ]] ||
+  fail "expected four conv tasks, two per block"
+taken=$(sed -n 's/^layout  *NCHW[0-9]*c [0-9.]* ms, NCHW[0-9]*c [0-9.]* ms: builds with this log take NCHW\([0-9]*\)c$/\1/p' <<<"$out")
+[[ -n "$taken" ]] || fail "the tune did not estimate both blocks and say which a build takes"
+run build cnn.onnx --db open.db -o open.so
+expect "^block +NCHW${taken}c, the log's fastest: [0-9.]+ ms estimated against [0-9.]+ ms for NCHW(8|16)c$"
+expect "^schedules +3 of 3 tunable ops tuned from open.db \(0 with their template defaults\)$"
+expect "^layout +activations in NCHW${taken}c between convs"
+run run open.so --input x=cnn_input.npy --output-dir out_open --repeat 1
+/usr/bin/python3 -c "
+import numpy as np, sys
+got, want = np.load('out_open/y.npy'), np.load('cnn_expected.npy')
+sys.exit(0 if np.allclose(got, want, rtol=1e-4, atol=1e-5) else 1)" || fail "the build in the log's block does not match numpy"
+# Each block fixed takes its own tasks from the same log.
+for b in 8 16; do
+  run run cnn.onnx --db open.db --layout "nchw${b}c" --input x=cnn_input.npy --output-dir "out_$b" --repeat 1
+  expect "^schedules +3 of 3 tunable ops tuned from open.db"
+  expect "^layout +activations in NCHW${b}c between convs"
+  expect_not "^block "
+  /usr/bin/python3 -c "
+import numpy as np, sys
+got, want = np.load('out_$b/y.npy'), np.load('cnn_expected.npy')
+sys.exit(0 if np.allclose(got, want, rtol=1e-4, atol=1e-5) else 1)" || fail "the build in NCHW${b}c does not match numpy"
+done
 
 echo "== a log tuned in NCHW is not applied to the blocked convs: a warning says so; --layout nchw applies it"
 run tune cnn.onnx --db nchw.db --layout nchw --trials 12 --tuner random --seed 1 --confirm 0 "${fast[@]}"
@@ -116,7 +156,7 @@ expect "^schedules +3 of 3 tunable ops tuned from nchw.db \(0 with their templat
 expect "^layout +NCHW \(no conv takes the blocked layout on this target\)$"
 
 echo "== a log tuned with every conv direct does not apply to the Winograd conv: a warning says so; --layout nchwc-direct applies it"
-run tune cnn.onnx --db direct.db --layout nchwc-direct --trials 12 --tuner random --seed 1 --confirm 0 "${fast[@]}"
+run tune cnn.onnx --db direct.db --layout "nchw${block}c-direct" --trials 12 --tuner random --seed 1 --confirm 0 "${fast[@]}"
 expect "^ +1 +1 +template +[0-9]+ configs +conv2d_nchwc:N=1,C=8,H=16,W=16,K=16,R=3,S=3,stride=1,pad=1,dilation=1,in_block=[0-9]+,out_block=[0-9]+,dtype=float32$"
 run build cnn.onnx --db direct.db -o direct_as_winograd.so
 expect "^warning: conv2d_winograd_nchwc:N=1,C=8,.*: the log has records for this convolution only in another layout, block size or algorithm \(conv2d_nchwc:N=1,C=8,.*\), which do not apply to this kernel; tune the model again to tune it \(or run with --layout nchwc-direct to apply them\); using the template default$"
@@ -154,4 +194,5 @@ must_fail "unknown --task-scheduler 'fair'" tune cnn.onnx --db cnn.db --task-sch
 must_fail "--dim sizes a model's dynamic dimensions" tune matmul:M=4,N=4,K=4 --db cnn.db --dim batch=2
 must_fail "--layout chooses the layout of a model's convs" tune matmul:M=4,N=4,K=4 --db cnn.db --layout nchw
 must_fail "unknown layout 'nhwc'; accepted: nchwc" tune cnn.onnx --db cnn.db --layout nhwc
+must_fail "unknown layout 'nchw12c'; accepted: nchwc .*nchw8c or nchw16c" run cnn.onnx --layout nchw12c
 echo "PASS"

@@ -56,15 +56,16 @@ std::map<std::string, int> op_counts(const Graph& g) {
 
 // The fused executor (blocked layout on a CPU) against the unfused one (plain NCHW, every
 // node its own kernel), on random inputs.
-void expect_blocked_matches_plain(const Graph& graph, const Target& target, double atol = 1e-5) {
+void expect_blocked_matches_plain(const Graph& graph, const Target& target, double atol = 1e-5,
+                                  LayoutChoice layout = LayoutChoice::Blocked) {
   std::map<std::string, NDArray> inputs;
   for (size_t i = 0; i < graph.inputs().size(); ++i) {
     const Value& v = graph.value(graph.inputs()[i]);
     inputs[v.name] = NDArray::random(v.type.shape, v.type.dtype, 100 + i);
   }
   GraphExecutor plain(graph, target, ExecutorOptions{.fuse = false});
-  GraphExecutor blocked(graph, target);
-  EXPECT_NE(blocked.plan().layout, "NCHW");
+  GraphExecutor blocked(graph, target, ExecutorOptions{.layout = layout});
+  EXPECT_EQ(blocked.plan().layout, str("NCHW", nchwc_block_for(target, layout), "c"));
   std::vector<NDArray> expected = plain.run(inputs);
   std::vector<NDArray> actual = blocked.run(inputs);
   ASSERT_EQ(actual.size(), expected.size());
@@ -184,6 +185,55 @@ TEST(NchwcLayout, NoBlockForGpuTargets) {
   EXPECT_EQ(nchwc_block_for(Target::parse("cuda")), 0);
   EXPECT_EQ(nchwc_block_for(Target::parse("llvm -mcpu=haswell")), 8);
   EXPECT_EQ(nchwc_block_for(Target::parse("llvm -mcpu=skylake-avx512")), 16);
+}
+
+// --layout names a block or leaves it open; an open block has two candidates on CPUs of 8
+// or 16 lanes, the target's vector first, and a fixed one only itself.
+TEST(NchwcLayout, TheLayoutNamesItsBlockOrLeavesItOpen) {
+  for (const char* name : {"nchwc", "nchw8c", "nchw16c", "nchwc-direct", "nchw8c-direct", "nchw16c-direct", "nchw"}) {
+    EXPECT_EQ(parse_layout_choice(name).to_string(), name);
+  }
+  EXPECT_EQ(parse_layout_choice("nchw8c").block, 8);
+  EXPECT_EQ(parse_layout_choice("nchw16c-direct").kind, LayoutChoice::BlockedDirect);
+  EXPECT_EQ(parse_layout_choice("nchwc").block, 0);
+  for (const char* bad : {"nchw12c", "nchw0c", "NCHW8c", "nchw8c-", ""}) {
+    try {
+      parse_layout_choice(bad);
+      ADD_FAILURE() << "'" << bad << "' was accepted";
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("nchw8c or nchw16c"), std::string::npos) << e.what();
+    }
+  }
+  Target avx512 = Target::parse("llvm -mcpu=skylake-avx512");
+  Target avx2 = Target::parse("llvm -mcpu=haswell");
+  EXPECT_EQ(nchwc_block_for(avx512, parse_layout_choice("nchw8c")), 8);
+  EXPECT_EQ(nchwc_block_for(avx512, LayoutChoice::Nchw), 0);
+  EXPECT_EQ(nchwc_block_candidates(avx512), (std::vector<int64_t>{16, 8}));
+  EXPECT_EQ(nchwc_block_candidates(avx2), (std::vector<int64_t>{8, 16}));
+  EXPECT_EQ(nchwc_block_candidates(avx2, LayoutChoice::BlockedDirect), (std::vector<int64_t>{8, 16}));
+  EXPECT_EQ(nchwc_block_candidates(avx512, parse_layout_choice("nchw8c")), (std::vector<int64_t>{8}));
+  EXPECT_EQ(nchwc_block_candidates(avx512, LayoutChoice::Nchw), (std::vector<int64_t>{0}));
+  EXPECT_EQ(nchwc_block_candidates(Target::parse("cuda")), (std::vector<int64_t>{0}));
+}
+
+// Either block, fixed on this machine's target and on AVX2 (a block of 16 in two
+// vectors), computes the plain graph's result, channel counts that fill neither block (12,
+// 20) included; a block of more than two vectors is refused.
+TEST(NchwcLayout, EachFixedBlockMatchesThePlainGraph) {
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "SKIP: this CPU has no AVX2";
+  for (const char* target : {"llvm -mcpu=native", "llvm -mcpu=haswell"}) {
+    for (int64_t block : kNchwcBlocks) {
+      SCOPED_TRACE(str(target, ", block ", block));
+      expect_blocked_matches_plain(residual_block(12, 20), Target::parse(target), 1e-5,
+                                   LayoutChoice(LayoutChoice::Blocked, block));
+    }
+  }
+  try {
+    nchwc_block_for(Target::parse("llvm -mcpu=x86-64"), parse_layout_choice("nchw16c"));
+    ADD_FAILURE() << "a block of 16 lanes on SSE was accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("more than two of"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

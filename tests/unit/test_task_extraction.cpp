@@ -244,5 +244,40 @@ TEST(ExtractTasks, AWorkloadNoTemplateServesIsSkipped) {
   EXPECT_NE(skipped[0].find("groups=1 only"), std::string::npos) << skipped[0];
 }
 
+// With the block open on an AVX-512 target the tasks are those of both blocks, 16 (the
+// target's vector) first: each conv once per block, the Gemm once for both, and each
+// way's counts those of extract_tasks with its block fixed.
+TEST(ExtractTasks, AnOpenBlockGivesTheTasksOfEachCandidate) {
+  Graph g = two_convs_and_a_gemm(false);
+  Target target = Target::parse("llvm -mcpu=skylake-avx512");
+  LayoutTasks model = extract_tasks_by_layout(g, target);
+  ASSERT_EQ(model.layouts.size(), 2u);
+  EXPECT_EQ(model.layouts[0].block, 16);
+  EXPECT_EQ(model.layouts[1].block, 8);
+  ASSERT_EQ(model.counts.size(), 2u);
+  for (size_t w = 0; w < 2; ++w) {
+    ASSERT_EQ(model.counts[w].size(), model.tasks.size());
+    std::map<std::string, int> expected;
+    for (const ExtractedTask& t : extract_tasks(g, target, nullptr, model.layouts[w])) {
+      expected[t.workload.to_string()] = t.count;
+    }
+    std::map<std::string, int> got;
+    for (size_t t = 0; t < model.tasks.size(); ++t) {
+      if (model.counts[w][t] > 0) got[model.tasks[t].workload.to_string()] = model.counts[w][t];
+    }
+    EXPECT_EQ(got, expected) << model.layouts[w].to_string();
+  }
+  int shared = 0;
+  for (size_t t = 0; t < model.tasks.size(); ++t) {
+    bool in_both = model.counts[0][t] > 0 && model.counts[1][t] > 0;
+    shared += in_both;
+    EXPECT_EQ(in_both, model.tasks[t].workload.op == "dense") << model.tasks[t].workload.to_string();
+  }
+  EXPECT_EQ(shared, 1);
+  // A fixed block, or NCHW, is one way.
+  EXPECT_EQ(extract_tasks_by_layout(g, target, nullptr, parse_layout_choice("nchw8c")).layouts.size(), 1u);
+  EXPECT_EQ(extract_tasks_by_layout(g, target, nullptr, LayoutChoice::Nchw).tasks.size(), 2u);
+}
+
 }  // namespace
 }  // namespace temper::graph

@@ -276,8 +276,44 @@ void expect_user_error(const std::function<void()>& f, const std::string& key) {
   }
 }
 
+// A model with two ways of building it (task 0 in both, task 1 in way 0 only, task 2 in
+// way 1 only): after the warm-up the turns follow the way estimated fastest, and the
+// estimate is the least of the two ways'; once that way's tasks are finished, the other's.
+TEST(TaskScheduler, TwoWaysTheTurnsFollowTheFasterWay) {
+  TaskSchedulerOptions options;
+  options.epsilon = 0;
+  options.early_stopping = 64;
+  WeightsByWay ways{{{1, 2, 0}, {1, 0, 2}}};
+  TaskScheduler s(ways, options);
+  EXPECT_EQ(s.num_ways(), 2);
+  auto slow = [](int) { return 5e-3; };
+  Simulation run = simulate(s, {improving, plateau, slow}, {1, 2, 2}, 160);
+  EXPECT_EQ(run.order[0], 0);
+  EXPECT_EQ(run.order[1], 1);
+  EXPECT_EQ(run.order[2], 2);
+  // Task 1 plateaus at 0.1 ms, task 2 at 5 ms: way 0 is the fastest, and task 2 gets the
+  // warm-up turn alone.
+  EXPECT_EQ(s.trials_of(2), 8);
+  EXPECT_GT(s.trials_of(0), s.trials_of(1));
+  ASSERT_TRUE(s.estimated_latency(0) && s.estimated_latency(1));
+  EXPECT_DOUBLE_EQ(*s.estimated_latency(), *s.estimated_latency(0));
+  EXPECT_LT(*s.estimated_latency(0), *s.estimated_latency(1));
+  // The fastest way (task 0) finished: the gradient follows way 1 (tasks 1 and 2) and
+  // picks its slower task, not the lower index.
+  TaskScheduler finished(WeightsByWay{{{1, 0, 0}, {0, 1, 1}}}, options);
+  finished.report(0, 8, 1e-5, "done");
+  finished.report(1, 8, 1e-4);
+  finished.report(2, 8, 5e-3);
+  EXPECT_EQ(finished.next_task(), 2);
+}
+
 TEST(TaskScheduler, BadInputIsAUserError) {
-  expect_user_error([] { TaskScheduler({}); }, "no weights");
+  expect_user_error([] { TaskScheduler(std::vector<double>{}); }, "no weights");
+  expect_user_error([] { TaskScheduler(WeightsByWay{{}}); }, "no weights");
+  expect_user_error([] { TaskScheduler(WeightsByWay{{{1, 0}, {1}}}); }, "way 1 of the model weighs 1 tasks");
+  expect_user_error([] { TaskScheduler(WeightsByWay{{{1, 0}, {1, 0}}}); },
+                    "task 1 has weight 0 in every way");
+  expect_user_error([] { TaskScheduler(WeightsByWay{{{1, -1}, {1, 1}}}); }, "positive finite");
   expect_user_error([] { TaskScheduler({1, 0}); }, "task 1 has weight 0");
   expect_user_error([] { TaskScheduler({-2}); }, "positive finite");
   expect_user_error([] { TaskScheduler({kInf}); }, "positive finite");
