@@ -231,7 +231,9 @@ TEST(FuseAttention, AHeadsTransposeReadElsewhereKeepsTheTransposedForm) {
   std::vector<std::string> found = ops(after);
   EXPECT_EQ(std::count(found.begin(), found.end(), "Transpose"), 4);
   for (const Node& n : after.nodes()) {
-    if (n.op == "Attention") EXPECT_FALSE(n.attrs.has("heads"));
+    if (n.op == "Attention") {
+      EXPECT_FALSE(n.attrs.has("heads"));
+    }
   }
   expect_build_matches_unfused(heads_graph(true));
 }
