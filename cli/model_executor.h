@@ -15,9 +15,9 @@ namespace temper::cli {
 // Compiles g for target. With db set: each tuning task's best record in the log (a
 // missing or unreadable log is a UserError), ApplyHistoryBest's one line per workload on
 // stderr, and with layout's block open the block the log estimates fastest
-// (search/layout_from_log.h; "block  ..." on stdout). Prints "schedules  ..." (how many tunable ops the log served, how many took the
-// template default), "kernels  ..." (calls per run, memory) and "layout  ..."
-// (layout_summary) on stdout.
+// (search/layout_from_log.h; "block  ..." on stdout). Prints "schedules  ..." (how many
+// tunable ops the log served, how many took the template default), "kernels  ..." (calls
+// per run, memory) and "layout  ..." (layout_summary) on stdout.
 std::unique_ptr<graph::GraphExecutor> compile_model(const graph::Graph& g, const Target& target, const std::string& db,
                                                     graph::LayoutChoice layout);
 

@@ -64,16 +64,11 @@ std::optional<std::pair<double, size_t>> fastest_way(const graph::LayoutTasks& m
   return fastest;
 }
 
-// "NCHW16c", "NCHW8c" or "NCHW": the activations' layout of a way.
-std::string layout_name(const graph::LayoutChoice& layout) {
-  return layout.block > 0 ? str("NCHW", layout.block, "c") : std::string("NCHW");
-}
-
 // The ways a task is in, for the task table: "NCHW16c", "NCHW16c NCHW8c".
 std::string ways_of(const graph::LayoutTasks& model, size_t task) {
   std::string ways;
   for (size_t w = 0; w < model.layouts.size(); ++w) {
-    if (model.counts[w][task] > 0) ways += (ways.empty() ? "" : " ") + layout_name(model.layouts[w]);
+    if (model.counts[w][task] > 0) ways += (ways.empty() ? "" : " ") + model.layouts[w].activations();
   }
   return ways;
 }
@@ -90,7 +85,7 @@ std::string latency_text(const graph::LayoutTasks& model, const std::vector<Mode
   if (model.layouts.size() == 1) return latency_text(estimated_latency(model, 0, jobs));
   std::string each;
   for (size_t w = 0; w < model.layouts.size(); ++w) {
-    each += str(w == 0 ? "" : ", ", layout_name(model.layouts[w]), " ", latency_text(estimated_latency(model, w, jobs)));
+    each += str(w == 0 ? "" : ", ", model.layouts[w].activations(), " ", latency_text(estimated_latency(model, w, jobs)));
   }
   return each;
 }
@@ -125,7 +120,7 @@ int tune_tasks(const graph::LayoutTasks& model, const Target& target, const std:
   bool several_ways = model.layouts.size() > 1;
   if (several_ways) {
     std::string names;
-    for (const graph::LayoutChoice& layout : model.layouts) names += (names.empty() ? "" : ", ") + layout_name(layout);
+    for (const graph::LayoutChoice& layout : model.layouts) names += (names.empty() ? "" : ", ") + layout.activations();
     std::printf("layouts    %s: each way's tasks tuned, turns following the way estimated fastest; a build with "
                 "this log takes the fastest\n",
                 names.c_str());
@@ -246,7 +241,7 @@ int tune_tasks(const graph::LayoutTasks& model, const Target& target, const std:
   }
   if (several_ways) {
     std::printf("layout     %s: builds with this log take %s\n", latency_text(model, jobs).c_str(),
-                fastest ? layout_name(model.layouts[fastest->second]).c_str() : "the target's block (no way has every best)");
+                fastest ? model.layouts[fastest->second].activations().c_str() : "the target's block (no way has every best)");
   }
   std::printf("log        %s\n", db_path.c_str());
   if (untried > 0 && g_signal == 0) {

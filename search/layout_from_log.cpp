@@ -10,10 +10,6 @@
 namespace temper::search {
 namespace {
 
-std::string layout_name(const graph::LayoutChoice& layout) {
-  return str("NCHW", layout.block, "c");
-}
-
 std::string ms(double seconds) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3f ms", seconds * 1e3);
@@ -53,18 +49,18 @@ LayoutFromLog layout_from_log(const graph::Graph& graph, const Target& target, g
   if (!fastest) {
     std::string lacking;
     for (size_t w = 0; w < model.layouts.size(); ++w) {
-      lacking += str(w == 0 ? "" : ", ", missing[w], " of ", layout_name(model.layouts[w]));
+      lacking += str(w == 0 ? "" : ", ", missing[w], " of ", model.layouts[w].activations());
     }
-    return {model.layouts[0], str(layout_name(model.layouts[0]), ", the target's: every block has tasks the log lacks (",
+    return {model.layouts[0], str(model.layouts[0].activations(), ", the target's: every block has tasks the log lacks (",
                                   lacking, ")")};
   }
   std::string others;
   for (size_t w = 0; w < model.layouts.size(); ++w) {
     if (w == *fastest) continue;
     others += str(others.empty() ? "" : ", ", estimates[w] ? ms(*estimates[w]) : str(missing[w], " tasks untuned"),
-                  " for ", layout_name(model.layouts[w]));
+                  " for ", model.layouts[w].activations());
   }
-  return {model.layouts[*fastest], str(layout_name(model.layouts[*fastest]), ", the log's fastest: ",
+  return {model.layouts[*fastest], str(model.layouts[*fastest].activations(), ", the log's fastest: ",
                                        ms(*estimates[*fastest]), " estimated against ", others)};
 }
 

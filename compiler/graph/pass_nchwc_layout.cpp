@@ -268,6 +268,10 @@ std::string LayoutChoice::to_string() const {
   return str("nchw", block > 0 ? std::to_string(block) : std::string(), "c", kind == BlockedDirect ? "-direct" : "");
 }
 
+std::string LayoutChoice::activations() const {
+  return block > 0 ? str("NCHW", block, "c") : std::string("NCHW");
+}
+
 LayoutChoice parse_layout_choice(const std::string& text) {
   if (text == "nchw") return LayoutChoice::Nchw;
   for (LayoutChoice::Kind kind : {LayoutChoice::Blocked, LayoutChoice::BlockedDirect}) {

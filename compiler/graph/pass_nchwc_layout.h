@@ -62,6 +62,8 @@ struct LayoutChoice {
   bool blocked() const { return kind != Nchw; }
   // The CLI's name: "nchwc", "nchw8c-direct", "nchw".
   std::string to_string() const;
+  // The activations' layout, as plans and reports name it: "NCHW16c", "NCHW" (block 0).
+  std::string activations() const;
 };
 
 // The blocks a user may fix, in float32 lanes: one AVX2 vector, one AVX-512 vector.
