@@ -9,6 +9,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/model_executor.h"
+#include "cli/workload_schedule.h"
 #include "compiler/graph/onnx_import.h"
 #include "compiler/ir/error.h"
 
@@ -18,7 +19,7 @@ namespace temper::cli {
 
 int cmd_build(const std::vector<std::string>& args) {
   const std::string usage =
-      "usage: temper build MODEL.onnx -o OUT.so [--db FILE] [--target T] [--dim NAME=N ...] [--layout nchwc|nchw8c|nchw16c|...-direct|nchw]";
+      "usage: temper build MODEL.onnx -o OUT.so [--db FILE [--any-machine]] [--target T] [--dim NAME=N ...] [--layout nchwc|nchw8c|nchw16c|...-direct|nchw]";
   std::string db;
   std::string layout = "nchwc";
   std::string out;
@@ -34,6 +35,8 @@ int cmd_build(const std::vector<std::string>& args) {
       ("target", po::value(&target_text)->default_value("llvm -mcpu=native"), "target string: llvm [-mcpu=...]")
       ("dim", po::value(&dim_flags)->composing(), "NAME=N: the size of the model's dynamic dimension NAME (repeatable)")
       ("layout", po::value(&layout)->default_value("nchwc"), "activations of the convs: nchwc (blocked, kept across the graph; the block the log estimates fastest, else the target's vector; 3x3 stride-1 convs by Winograd where it pays), nchw8c or nchw16c (a fixed block), nchwc-direct, nchw8c-direct, nchw16c-direct (every conv direct) or nchw; a log tuned in one layout or block does not apply to another");
+  bool any_machine = false;
+  add_machine_option(desc, any_machine);
   std::vector<std::string> positionals;
   po::variables_map vm;
   if (!parse_command_line(args, usage, desc, "MODEL.onnx", 1, 1, positionals, vm)) return 0;
@@ -57,7 +60,8 @@ int cmd_build(const std::vector<std::string>& args) {
   std::printf("%-10s %s: %zu nodes, opset %d\n", "model", model_path.c_str(), g.nodes().size(), g.opset);
   std::printf("%-10s %s\n", "target", target.to_string().c_str());
   auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<graph::GraphExecutor> executor = compile_model(g, target, db, layout_choice);
+  std::unique_ptr<graph::GraphExecutor> executor =
+      compile_model(g, target, db, layout_choice, machine_match(any_machine));
   executor->export_library(out);
   std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
   std::printf("%-10s %s, %s, %s in %.1f s\n", "wrote", out.c_str(),

@@ -136,31 +136,6 @@ std::string format_gflops(const std::optional<double>& flops, const std::optiona
   return format("%.2f", *flops / *seconds * 1e-9);
 }
 
-// The SIMD features of a fingerprint's /proc/cpuinfo flags: what decides which code a
-// target's schedules make, out of a hundred flags.
-std::string vector_features(const std::string& cpu_features) {
-  static const char* kVectorFlags[] = {"avx512f",     "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16",
-                                       "avx512_fp16", "amx_tile", "avx2",     "fma",         "avx",
-                                       "sse4_2",      "asimd",    "sve",      "neon"};
-  std::istringstream in(cpu_features);
-  std::vector<std::string> flags{std::istream_iterator<std::string>(in), {}};
-  std::vector<std::string> found;
-  for (const char* flag : kVectorFlags) {
-    if (std::find(flags.begin(), flags.end(), flag) != flags.end()) found.push_back(flag);
-  }
-  return found.empty() ? "no SIMD flags listed" : join(found, " ");
-}
-
-std::string describe_machine(const tuning_db::TargetInfo& target) {
-  std::vector<std::string> parts;
-  if (!target.device.empty()) parts.push_back("device " + target.device);
-  parts.push_back(target.cpu_model.empty() ? "unknown CPU" : target.cpu_model);
-  parts.push_back(plural(target.cores, "core"));
-  if (!target.compiler.empty()) parts.push_back(target.compiler);
-  parts.push_back(vector_features(target.cpu_features));
-  return join(parts, ", ");
-}
-
 // A log's file size, with the write-ahead log beside it when one is left.
 std::string describe_file_size(const std::string& path) {
   std::string size = format_bytes(std::filesystem::file_size(path));
@@ -168,6 +143,12 @@ std::string describe_file_size(const std::string& path) {
   uintmax_t wal = std::filesystem::file_size(path + "-wal", error);
   if (!error && wal > 0) size += " (+ " + format_bytes(wal) + " write-ahead log)";
   return size;
+}
+
+// After a subcommand read the log: the records it skipped as unreadable, on stderr.
+void warn_unreadable(const SQLiteDatabase& db) {
+  std::string warning = tuning_db::unreadable_records_warning(db);
+  if (!warning.empty()) std::cerr << warning << "\n";
 }
 
 // The arguments of a subcommand whose only option is --db (list, stats, import, merge).
@@ -215,6 +196,7 @@ int db_list(const std::vector<std::string>& args) {
   }
   print_table({"WORKLOAD", "TARGET", "RECORDS", "VALID", "BEST_MS", "GFLOP/S"}, rows,
               {false, false, true, true, true, true});
+  warn_unreadable(db);
   return 0;
 }
 
@@ -312,7 +294,7 @@ int db_best(const std::vector<std::string>& args) {
     if (std::any_of(ranked.begin(), ranked.end(), [](const RankedSchedule& r) { return r.measurements > 1; })) {
       std::cout << "  a schedule measured several TIMES ranks by its median record, shown\n";
     }
-    std::cout << "  best measured on " << describe_machine(top[0].target) << "\n";
+    std::cout << "  best measured on " << tuning_db::describe_machine(top[0].target) << "\n";
     if (!trace_out.empty()) {
       std::ofstream out(trace_out);
       if (!out || !(out << top[0].trace.dump(2) << "\n")) throw UserError(str("cannot write '", trace_out, "'"));
@@ -320,6 +302,7 @@ int db_best(const std::vector<std::string>& args) {
                 << " --target '" << group->target << "' --trace " << trace_out << "`\n";
     }
   }
+  warn_unreadable(db);
   return 0;
 }
 
@@ -351,13 +334,14 @@ int db_stats(const std::vector<std::string>& args) {
   line("targets", std::to_string(stats.targets.size()));
   std::vector<std::vector<std::string>> targets;
   for (const auto& [target, records] : stats.targets) {
-    targets.push_back({target.target, plural(records, "record"), describe_machine(target)});
+    targets.push_back({target.target, plural(records, "record"), tuning_db::describe_machine(target)});
   }
   print_table({}, targets, {false, true, false}, "  ");
   if (stats.first_timestamp) {
     line("first record", format_time(*stats.first_timestamp));
     line("last record", format_time(*stats.last_timestamp));
   }
+  warn_unreadable(db);
   return 0;
 }
 
@@ -377,16 +361,23 @@ int db_export(const std::vector<std::string>& args) {
   if (output.empty() || output == "-") {
     int64_t count = tuning_db::export_json_lines(db, std::cout);
     std::cerr << "exported " << plural(count, "record") << " from " << db_path << "\n";
-    return 0;
+  } else {
+    int64_t count = tuning_db::export_json_lines(db, output);
+    std::cout << "exported " << plural(count, "record") << " from " << db_path << " to " << output << "\n";
   }
-  int64_t count = tuning_db::export_json_lines(db, output);
-  std::cout << "exported " << plural(count, "record") << " from " << db_path << " to " << output << "\n";
+  warn_unreadable(db);
   return 0;
 }
 
 void print_merge_result(const tuning_db::MergeResult& result, const std::string& db_path) {
   std::cout << "added " << plural(result.added, "record") << " to " << db_path << ", skipped " << result.skipped
             << " already present\n";
+  if (result.refused.empty()) return;
+  constexpr size_t kNamed = 5;
+  std::cerr << "warning: refused " << plural(static_cast<int64_t>(result.refused.size()), "record")
+            << " that are not plausible measurements (a build would apply a made-up fast one):\n";
+  for (size_t i = 0; i < std::min(kNamed, result.refused.size()); ++i) std::cerr << "  " << result.refused[i] << "\n";
+  if (result.refused.size() > kNamed) std::cerr << "  and " << result.refused.size() - kNamed << " more\n";
 }
 
 int db_import(const std::vector<std::string>& args) {
@@ -424,8 +415,10 @@ int db_merge(const std::vector<std::string>& args) {
   // nothing from any.
   std::vector<TuningRecord> records;
   for (const std::string& source : sources) {
-    std::vector<TuningRecord> read = SQLiteDatabase(source, OpenMode::ReadOnly).all_records();
+    SQLiteDatabase source_db(source, OpenMode::ReadOnly);
+    std::vector<TuningRecord> read = source_db.all_records();
     std::cout << "read " << plural(static_cast<int64_t>(read.size()), "record") << " from " << source << "\n";
+    warn_unreadable(source_db);
     records.insert(records.end(), read.begin(), read.end());
   }
   SQLiteDatabase db(db_path, OpenMode::Create);
@@ -464,6 +457,7 @@ int db_prune(const std::vector<std::string>& args) {
   SQLiteDatabase db(db_path, OpenMode::Existing);
   std::string size_before = describe_file_size(db_path);
   tuning_db::PruneResult result = db.prune(keep, drop_errors);
+  warn_unreadable(db);
   if (result.removed == 0) {
     std::cout << "nothing to remove from " << db_path << " (" << plural(result.kept, "record") << ")\n";
     return 0;

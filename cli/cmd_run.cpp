@@ -163,13 +163,15 @@ std::string output_file_name(const std::string& name) {
 // Last, the summed medians beside the model's median latency, and the time between the
 // kernels: each run's latency less its kernels' times, the median over the runs.
 void print_profile(const graph::ExecutionPlan& plan, std::vector<std::vector<double>>& call_s, const std::string& db,
-                   double latency_s, double between_s) {
+                   search::MachineMatch match, double latency_s, double between_s) {
   std::unique_ptr<tuning_db::SQLiteDatabase> log;
   if (!db.empty()) log = std::make_unique<tuning_db::SQLiteDatabase>(db, tuning_db::OpenMode::ReadOnly);
   auto logged_s = [&](const graph::KernelCall& call) -> std::optional<double> {
     if (!log || call.workload.empty()) return std::nullopt;
     std::vector<tuning_db::TuningRecord> best =
-        log->top_k(tuning_db::WorkloadKey::from(ops::Workload::parse(call.workload)), plan.target, 1);
+        search::best_records(*log, tuning_db::WorkloadKey::from(ops::Workload::parse(call.workload)),
+                             Target::parse(plan.target), 1, match)
+            .best;
     if (best.empty()) return std::nullopt;
     return best[0].mean;
   };
@@ -236,7 +238,7 @@ void print_profile(const graph::ExecutionPlan& plan, std::vector<std::vector<dou
 
 int run_model(const std::vector<std::string>& args) {
   const std::string usage =
-      "usage: temper run MODEL.onnx|MODEL.so [--db FILE] [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--repeat N] "
+      "usage: temper run MODEL.onnx|MODEL.so [--db FILE [--any-machine]] [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--repeat N] "
       "[--output-dir DIR] [--target T] [--threads N] [--seed N] [--profile] [--layout nchwc|nchw8c|nchw16c|...-direct|nchw]";
   std::vector<std::string> input_flags;
   std::string layout = "nchwc";
@@ -248,6 +250,7 @@ int run_model(const std::vector<std::string>& args) {
   int threads = 0;
   uint64_t seed = 0;
   bool profile = false;
+  bool any_machine = false;
   po::options_description desc(
       "temper run MODEL: compile an ONNX model (with the best schedules of a tuning log, or the defaults) or load "
       "one `temper build` wrote, run it on the given inputs, print its outputs and latency");
@@ -266,6 +269,7 @@ int run_model(const std::vector<std::string>& args) {
       "seed", po::value(&seed)->default_value(0), "seed of the random data for inputs not given")(
       "profile", po::bool_switch(&profile), "print each kernel's median time and share of the run, slowest first")(
       "layout", po::value(&layout)->default_value("nchwc"), "activations of the convs: nchwc (blocked, kept across the graph; the block the log estimates fastest, else the target's vector; 3x3 stride-1 convs by Winograd where it pays), nchw8c or nchw16c (a fixed block), nchwc-direct, nchw8c-direct, nchw16c-direct (every conv direct) or nchw; a log tuned in one layout or block does not apply to another" " (MODEL.onnx only)");
+  add_machine_option(desc, any_machine);
   std::vector<std::string> positionals;
   po::variables_map vm;
   if (!parse_command_line(args, usage, desc, "MODEL", 1, 1, positionals, vm)) return 0;
@@ -274,7 +278,7 @@ int run_model(const std::vector<std::string>& args) {
   if (threads < 0) throw UserError(str("--threads must be 0 (all cores) or positive, got ", threads));
   bool built = model_path.ends_with(".so");
   if (built) {
-    for (const char* flag : {"db", "dim", "target", "layout"}) {
+    for (const char* flag : {"db", "any-machine", "dim", "target", "layout"}) {
       if (vm.count(flag) && !vm[flag].defaulted()) {
         throw UserError(str("--", flag, " applies when compiling MODEL.onnx; ", model_path,
                             " was built already (give the .onnx file, or rebuild with `temper build`)"));
@@ -324,7 +328,7 @@ int run_model(const std::vector<std::string>& args) {
                             plural(static_cast<int64_t>(g.outputs().size()), "output"), ", opset ", g.opset));
     Target target = Target::parse(target_text.empty() ? "llvm -mcpu=native" : target_text);
     print_line("target", target.to_string() + ", " + std::to_string(temper_get_num_threads()) + " threads");
-    executor = compile_model(g, target, db, graph::parse_layout_choice(layout));
+    executor = compile_model(g, target, db, graph::parse_layout_choice(layout), machine_match(any_machine));
   }
   std::chrono::duration<double> load_s = std::chrono::steady_clock::now() - start;
   print_line(built ? "load" : "compile", format_ms(load_s.count()));
@@ -358,7 +362,10 @@ int run_model(const std::vector<std::string>& args) {
   }
   std::sort(run_s.begin(), run_s.end());
   std::sort(between_s.begin(), between_s.end());
-  if (profile) print_profile(executor->plan(), call_s, db, run_s[run_s.size() / 2], between_s[between_s.size() / 2]);
+  if (profile) {
+    print_profile(executor->plan(), call_s, db, machine_match(any_machine), run_s[run_s.size() / 2],
+                  between_s[between_s.size() / 2]);
+  }
   print_line("latency", "median " + format_ms(run_s[run_s.size() / 2]) + " (min " + format_ms(run_s.front()) +
                             ") over " + plural(repeat, "run"));
 
@@ -383,7 +390,7 @@ int run_model(const std::vector<std::string>& args) {
 int cmd_run(const std::vector<std::string>& args) {
   if (names_model(args)) return run_model(args);
   const std::string usage =
-      "usage: temper run WORKLOAD [--db FILE | --trace FILE | --schedule naive|default] [--target T] [--repeat N] "
+      "usage: temper run WORKLOAD [--db FILE [--any-machine] | --trace FILE | --schedule naive|default] [--target T] [--repeat N] "
       "[--threads N] [--compare-naive] [--save-trace FILE]";
   ScheduleChoice choice;
   std::string target_text;
@@ -409,7 +416,8 @@ int cmd_run(const std::vector<std::string>& args) {
   ops::OpInstance op = ops::instantiate(workload);
   Target target = Target::parse(target_text);
   if (threads > 0) temper_set_num_threads(threads);
-  ops::SourcedSchedule sch = make_schedule(workload, op, choice, target);
+  ChosenSchedule chosen = make_schedule(workload, op, choice, target);
+  const ops::SourcedSchedule& sch = chosen.sourced;
   if (!save_trace.empty()) {
     std::ofstream out(save_trace);
     if (!out) throw UserError(str("cannot write trace file '", save_trace, "'"));
@@ -417,7 +425,7 @@ int cmd_run(const std::vector<std::string>& args) {
   }
 
   ops::OpData data = ops::make_op_data(op);
-  std::string schedule_name = schedule_label(choice);
+  const std::string& schedule_name = chosen.label;
   print_line("workload", workload.to_string());
   print_line("target", target.to_string() + ", " + std::to_string(temper_get_num_threads()) + " threads");
   print_line("schedule", schedule_name);
@@ -432,8 +440,8 @@ int cmd_run(const std::vector<std::string>& args) {
                          std::to_string(repeat) + " x " + std::to_string(m.timing.calls_per_group) + " calls");
   if (op.flops > 0) print_line("speed", format_gflops(op.flops, m.timing.median_s));
 
-  // With a log, the default schedule beside the tuned one: what tuning bought.
-  if (!choice.db.empty()) {
+  // With a log record applied, the default schedule beside it: what tuning bought.
+  if (chosen.from_log) {
     Measured def = measure(workload, op, search::default_sourced_schedule(workload, op, target), target, data, repeat,
                            min_repeat_ms);
     char ratio[64];

@@ -17,7 +17,7 @@ namespace temper::cli {
 
 int cmd_show(const std::vector<std::string>& args) {
   const std::string usage =
-      "usage: temper show WORKLOAD [--trace FILE | --schedule naive|default] --emit ir|lowered|c|llvm|asm "
+      "usage: temper show WORKLOAD [--db FILE [--any-machine] | --trace FILE | --schedule naive|default] --emit ir|lowered|c|llvm|asm "
       "[--target T] [--log-passes] [-o FILE[.o|.so]]\n"
       "       temper show WORKLOAD --target cuda -arch=sm_90 --emit cuda|ptx   (or --target opencl --emit opencl)";
   ScheduleChoice choice;
@@ -43,7 +43,7 @@ int cmd_show(const std::vector<std::string>& args) {
   ops::Workload workload = ops::Workload::parse(workload_text);
   ops::OpInstance op = ops::instantiate(workload);
   Target target = Target::parse(target_text);
-  Schedule sch = make_schedule(workload, op, choice, target).schedule;
+  Schedule sch = make_schedule(workload, op, choice, target).sourced.schedule;
   LowerOptions lower_options;
   lower_options.log_passes = log_passes;
   auto ends_with = [&](const char* suffix) {

@@ -274,7 +274,7 @@ int cmd_tune(const std::vector<std::string>& args) {
   std::vector<std::string> target_texts, dim_flags;
   std::string layout_flag;
   bool transfer = false;
-  uint64_t seed = 0;
+  int64_t seed = 0;
   search::TuneOptions options;
   measure::BuilderOptions builder_options;
   measure::RunnerOptions runner_options;
@@ -349,6 +349,8 @@ int cmd_tune(const std::vector<std::string>& args) {
   at_least("--min-repeat-ms", runner_options.min_repeat_ms, 0);
   at_least("--cooldown-ms", runner_options.cooldown_ms, 0);
   at_least("--threads", runner_options.threads, 0);
+  if (seed < 0) throw UserError(str("--seed must be 0 or more, got ", seed));
+  parse_strategy(model_flags.scheduler);  // a bad value fails before any work, whatever is tuned
   if (!(builder_options.timeout_s > 0)) throw UserError("--build-timeout must be positive");
   if (!(runner_options.timeout_s > 0)) throw UserError("--run-timeout must be positive");
   if (!time_budget.empty()) options.time_budget_s = parse_duration(time_budget, "--time-budget");
@@ -378,7 +380,7 @@ int cmd_tune(const std::vector<std::string>& args) {
     if (!save_model_path.empty()) throw UserError("--save-model saves one target's model; give one --target with it");
   }
 
-  TunerChoice choice{tuner_name, seed, transfer, model_path};
+  TunerChoice choice{tuner_name, static_cast<uint64_t>(seed), transfer, model_path};
   if (workload_text.ends_with(".onnx")) {
     if (!save_model_path.empty()) throw UserError("--save-model saves one task's model; give a workload, not a model");
     if (targets.size() > 1) throw UserError("tune MODEL.onnx tunes for one --target; run it once per target");

@@ -56,7 +56,8 @@ std::string format_bytes(int64_t bytes) {
 }
 
 std::unique_ptr<graph::GraphExecutor> compile_model(const graph::Graph& g, const Target& target,
-                                                    const std::string& db, graph::LayoutChoice layout) {
+                                                    const std::string& db, graph::LayoutChoice layout,
+                                                    search::MachineMatch match) {
   std::unique_ptr<graph::GraphExecutor> executor;
   std::string schedules;
   if (db.empty()) {
@@ -64,16 +65,18 @@ std::unique_ptr<graph::GraphExecutor> compile_model(const graph::Graph& g, const
     schedules = str(executor->plan().tasks, " tunable ops with their template defaults (no --db)");
   } else {
     tuning_db::SQLiteDatabase log(db, tuning_db::OpenMode::ReadOnly);
-    search::LayoutFromLog chosen = search::layout_from_log(g, target, layout, log);
+    search::LayoutFromLog chosen = search::layout_from_log(g, target, layout, log, match);
     if (!chosen.why.empty()) std::printf("%-10s %s\n", "block", chosen.why.c_str());
     layout = chosen.layout;
     std::fflush(stdout);  // before ApplyHistoryBest's lines on stderr
-    search::ApplyHistoryBest best(log, &std::cerr);
+    search::ApplyHistoryBest best(log, &std::cerr, match);
     CountingSource counting(best);
     executor = std::make_unique<graph::GraphExecutor>(g, target, graph::ExecutorOptions{.schedules = &counting, .layout = layout});
     int tasks = executor->plan().tasks;
     schedules = str(counting.from_log(), " of ", tasks, " tunable ops tuned from ", db, " (",
                     tasks - counting.from_log(), " with their template defaults)");
+    std::string unreadable = tuning_db::unreadable_records_warning(log);
+    if (!unreadable.empty()) std::cerr << unreadable << "\n";
   }
   const graph::ExecutionPlan& plan = executor->plan();
   int64_t planned = std::accumulate(plan.storage_bytes.begin(), plan.storage_bytes.end(), int64_t{0});

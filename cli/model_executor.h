@@ -9,6 +9,7 @@
 #include "compiler/graph/executor.h"
 #include "compiler/graph/graph.h"
 #include "compiler/target/target.h"
+#include "search/apply_history_best.h"
 
 namespace temper::cli {
 
@@ -18,8 +19,9 @@ namespace temper::cli {
 // (search/layout_from_log.h; "block  ..." on stdout). Prints "schedules  ..." (how many
 // tunable ops the log served, how many took the template default), "kernels  ..." (calls
 // per run, memory) and "layout  ..." (layout_summary) on stdout.
+// match: whose records apply (search::MachineMatch: this machine's unless --any-machine).
 std::unique_ptr<graph::GraphExecutor> compile_model(const graph::Graph& g, const Target& target, const std::string& db,
-                                                    graph::LayoutChoice layout);
+                                                    graph::LayoutChoice layout, search::MachineMatch match);
 
 // Where the plan's activations are blocked and where it converts, in one line:
 // "activations in NCHW16c between convs; 1 conversion: out of NCHW16c for 'Flatten_0' (Flatten)".

@@ -25,13 +25,6 @@ struct ModelJob {
   std::string finished;  // why the job takes no more turns (its space is exhausted); empty while it does
 };
 
-search::TaskSchedulerStrategy parse_strategy(const std::string& name) {
-  if (name == "gradient") return search::TaskSchedulerStrategy::Gradient;
-  if (name == "round-robin") return search::TaskSchedulerStrategy::RoundRobin;
-  throw UserError(str("unknown --task-scheduler '", name,
-                      "': gradient (turns by expected gain in end-to-end latency) or round-robin"));
-}
-
 // A task's best time over its explorers; +infinity while it has none.
 double task_best(const std::vector<ModelJob>& jobs, size_t task) {
   double best = std::numeric_limits<double>::infinity();
@@ -91,6 +84,13 @@ std::string latency_text(const graph::LayoutTasks& model, const std::vector<Mode
 }
 
 }  // namespace
+
+search::TaskSchedulerStrategy parse_strategy(const std::string& name) {
+  if (name == "gradient") return search::TaskSchedulerStrategy::Gradient;
+  if (name == "round-robin") return search::TaskSchedulerStrategy::RoundRobin;
+  throw UserError(str("unknown --task-scheduler '", name,
+                      "': gradient (turns by expected gain in end-to-end latency) or round-robin"));
+}
 
 int tune_tasks(const graph::LayoutTasks& model, const Target& target, const std::string& db_path,
                const TunerChoice& choice, const ModelTuneFlags& flags, const search::TuneOptions& options,

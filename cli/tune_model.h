@@ -14,6 +14,7 @@
 #include "compiler/graph/task_extraction.h"
 #include "measure/builder.h"
 #include "measure/runner.h"
+#include "search/task_scheduler.h"
 
 namespace temper::cli {
 
@@ -23,6 +24,9 @@ struct ModelTuneFlags {
   std::string layout = "nchwc";  // --layout: the layout the model's builds will use (its tasks follow it;
                                  // with the block open, the tasks of each candidate block)
 };
+
+// --task-scheduler's value as a strategy; UserError naming the two there are.
+search::TaskSchedulerStrategy parse_strategy(const std::string& name);
 
 // Tunes the model's tasks (workloads, each with how often each way of building the model
 // runs it) in the spaces flags.space gives each, sharing options.trials and

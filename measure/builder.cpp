@@ -17,16 +17,20 @@
 // from several threads.
 #include "measure/builder.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <thread>
 
 #include "compiler/codegen/build.h"
@@ -130,8 +134,33 @@ void compile_queued(std::shared_ptr<Batch> batch, size_t slot, std::shared_ptr<A
   }
 }
 
+// A work directory is named temper-measure-PID-XXXXXX after the process that made it.
+constexpr std::string_view kWorkDirPrefix = "temper-measure-";
+
+// The work directories of processes that no longer run (a job killed by SIGKILL cannot
+// remove its own): removed when the next Builder starts. A directory whose process still
+// runs, or whose name has no process id, is left alone.
+void remove_stale_work_dirs(const fs::path& temp) {
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(temp, error)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind(kWorkDirPrefix, 0) != 0) continue;
+    std::string rest = name.substr(kWorkDirPrefix.size());
+    size_t dash = rest.find('-');
+    if (dash == std::string::npos || dash == 0) continue;
+    pid_t pid = 0;
+    auto [end, ec] = std::from_chars(rest.data(), rest.data() + dash, pid);
+    if (ec != std::errc() || end != rest.data() + dash || pid <= 0) continue;
+    if (kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    std::error_code ignored;
+    if (entry.is_directory(ignored)) fs::remove_all(entry.path(), ignored);
+  }
+}
+
 std::string make_work_dir() {
-  std::string pattern = (fs::temp_directory_path() / "temper-measure-XXXXXX").string();
+  fs::path temp = fs::temp_directory_path();
+  remove_stale_work_dirs(temp);
+  std::string pattern = (temp / str(kWorkDirPrefix, getpid(), "-XXXXXX")).string();
   if (!mkdtemp(pattern.data())) throw UserError(str("cannot create a work directory like ", pattern));
   return pattern;
 }

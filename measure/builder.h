@@ -17,7 +17,9 @@ namespace temper::measure {
 struct BuilderOptions {
   int n_parallel = 0;     // compile threads (0: one per core)
   double timeout_s = 30;  // per candidate
-  std::string work_dir;   // where libraries go ("" : a fresh directory under $TMPDIR, removed with the builder)
+  // Where libraries go; "": a fresh directory under $TMPDIR, temper-measure-PID-XXXXXX, removed
+  // with the builder (or, after a SIGKILL, by the next builder to start on the machine).
+  std::string work_dir;
 };
 
 class Builder {

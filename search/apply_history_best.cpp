@@ -1,10 +1,15 @@
 #include "search/apply_history_best.h"
 
 #include <cstdio>
+#include <map>
+#include <mutex>
+#include <optional>
 
 #include "compiler/ops/cpu_schedules.h"
 #include "compiler/ops/gpu_schedules.h"
+#include "compiler/ir/text.h"
 #include "schedule_space/template.h"
+#include "tuning_db/schedule_ranking.h"
 
 namespace temper::search {
 
@@ -35,6 +40,9 @@ ops::SourcedSchedule default_sourced_schedule(const ops::Workload& workload, con
 }
 
 namespace {
+
+// How many of a workload's best records a build tries, best first, before the default.
+constexpr int kRecordsTried = 5;
 
 // The parameters that make a convolution the same computation whatever its layout.
 const char* const kConvShapeKeys[] = {"N", "C", "H", "W", "K", "R", "S", "stride", "pad", "dilation"};
@@ -86,7 +94,38 @@ std::vector<std::string> ApplyHistoryBest::other_layouts(const ops::Workload& wo
   return found;
 }
 
-ApplyHistoryBest::ApplyHistoryBest(const tuning_db::Database& db, std::ostream* info) : db_(db), info_(info) {}
+MachineRecords best_records(const tuning_db::Database& db, const tuning_db::WorkloadKey& workload,
+                            const Target& target, int k, MachineMatch match) {
+  // The fingerprint of this machine, read once per target string (GPU targets open their device).
+  static std::mutex mutex;
+  static std::map<std::string, tuning_db::TargetInfo> hosts;
+  tuning_db::TargetInfo host;
+  {
+    std::lock_guard lock(mutex);
+    auto [it, inserted] = hosts.try_emplace(target.to_string());
+    if (inserted) it->second = tuning_db::host_target_info(target);
+    host = it->second;
+  }
+  std::vector<tuning_db::TuningRecord> here, elsewhere;
+  for (tuning_db::TuningRecord& record : db.records_for(workload, target.to_string())) {
+    (tuning_db::same_machine(record.target, host) ? here : elsewhere).push_back(std::move(record));
+  }
+  MachineRecords out;
+  out.best = tuning_db::best_schedules(here, k);
+  if (!out.best.empty() || elsewhere.empty()) return out;
+  std::vector<tuning_db::TuningRecord> others = tuning_db::best_schedules(elsewhere, k);
+  if (others.empty()) return out;
+  if (match == MachineMatch::AnyMachine) {
+    out.best = std::move(others);
+    out.this_machine = false;
+  } else {
+    out.elsewhere = others[0].target;
+  }
+  return out;
+}
+
+ApplyHistoryBest::ApplyHistoryBest(const tuning_db::Database& db, std::ostream* info, MachineMatch match)
+    : db_(db), info_(info), match_(match) {}
 
 void ApplyHistoryBest::report(const std::string& workload, const std::string& line) {
   if (info_ && reported_.insert(workload).second) *info_ << line << "\n";
@@ -95,21 +134,45 @@ void ApplyHistoryBest::report(const std::string& workload, const std::string& li
 ops::SourcedSchedule ApplyHistoryBest::schedule_for(const ops::Workload& workload, const ops::OpInstance& op,
                                                     const Target& target) {
   std::string name = workload.to_string();
-  std::vector<tuning_db::TuningRecord> best = db_.top_k(tuning_db::WorkloadKey::from(workload), target.to_string(), 1);
+  MachineRecords found = best_records(db_, tuning_db::WorkloadKey::from(workload), target, kRecordsTried, match_);
+  const std::vector<tuning_db::TuningRecord>& best = found.best;
   std::string why_not;
   if (!best.empty()) {
-    try {
-      Schedule s = schedule_from_record(best[0], workload, op, target);
+    // The best record that still applies: one written by another Temper (a template's
+    // knobs since changed) gives way to the next, not to the default.
+    std::vector<std::string> failed;
+    for (size_t rank = 0; rank < best.size(); ++rank) {
+      const tuning_db::TuningRecord& record = best[rank];
+      std::optional<Schedule> s;
+      try {
+        s = schedule_from_record(record, workload, op, target);
+      } catch (const UserError& e) {
+        failed.push_back(str("rank ", rank + 1, ": ", e.what()));
+        continue;
+      }
       last_source_ = "log";
-      last_record_ = best[0];
-      bool templated = !best[0].config.is_null() && schedule_space::find_template(workload.op, target);
+      last_record_ = record;
+      bool templated = !record.config.is_null() && schedule_space::find_template(workload.op, target);
       char mean[32];
-      std::snprintf(mean, sizeof mean, "%.3f ms", best[0].mean * 1e3);
-      report(name, str("info: ", name, ": applying the best of the log (", mean, " when measured)"));
-      return {std::move(s), templated ? best[0].config : nlohmann::json()};
-    } catch (const UserError& e) {
-      why_not = str("its best record no longer applies (", e.what(), ")");
+      std::snprintf(mean, sizeof mean, "%.3f ms", record.mean * 1e3);
+      std::string where = found.this_machine ? "" : str(" on another machine: ", describe_machine(record.target));
+      if (rank == 0) {
+        report(name, str("info: ", name, ": applying the best of the log (", mean, " when measured", where, ")"));
+      } else {
+        report(name, str("warning: ", name, ": the log's ", rank == 1 ? "best record no longer applies" :
+                                                                          str(rank, " best records no longer apply"),
+                         " (", join(failed, "; "), "); applying its next best, rank ", rank + 1, " (", mean,
+                         " when measured", where, ")"));
+      }
+      return {std::move(*s), templated ? record.config : nlohmann::json()};
     }
+    why_not = str(best.size() == 1 ? "its only valid record no longer applies" :
+                                     str("none of its ", best.size(), " best records applies"),
+                  " (", join(failed, "; "), ")");
+  } else if (found.elsewhere) {
+    why_not = str("the log's records of it were measured on another machine (", describe_machine(*found.elsewhere),
+                  "), not this one; --any-machine applies them");
+    report(name, str("warning: ", name, ": ", why_not, "; using the template default"));
   } else {
     why_not = "the log has no valid record for it on " + target.to_string();
     // A log tuned before the graph's layout changed (or for another block size) holds the

@@ -1,6 +1,8 @@
 // ApplyHistoryBest: the schedule source a build consults after tuning. For each workload
-// it applies the fastest valid record of the log for the target; when the log has none
-// (or the record no longer applies), the template's default config, or the hand-written
+// it applies the fastest valid record of the log for the target, measured on this
+// machine (best_records), that still applies (a record that no longer replays gives way
+// to the next of the five best, with a warning); when the log has none, the template's
+// default config (with a warning when another machine's records exist), or the hand-written
 // default schedule for ops without a template. It says once per workload, on the info
 // stream, which of these it used -- one line per workload, never one per call. A conv the
 // log lacks but holds in another layout (a log tuned in NCHW applied to a build in the
@@ -8,6 +10,7 @@
 // never applied, since their schedules are of another kernel.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -19,10 +22,30 @@
 
 namespace temper::search {
 
+// Whose records a build applies.
+enum class MachineMatch {
+  ThisMachine,  // those measured on this machine (tuning_db::same_machine)
+  AnyMachine,   // any machine's, those of this one first (--any-machine)
+};
+
+// The best records a build can apply for workload on target: the at most k fastest
+// schedules (Database::top_k's ranking) among the records measured on this machine; with
+// AnyMachine, when this machine has none, among the others'. A schedule ranks by its
+// records on the machine chosen only.
+struct MachineRecords {
+  std::vector<tuning_db::TuningRecord> best;
+  bool this_machine = true;  // best was measured here (false: another machine's, AnyMachine)
+  // ThisMachine only: a fingerprint of another machine with valid records of the
+  // workload, when this one has none (what --any-machine would apply); none otherwise.
+  std::optional<tuning_db::TargetInfo> elsewhere;
+};
+MachineRecords best_records(const tuning_db::Database& db, const tuning_db::WorkloadKey& workload,
+                            const Target& target, int k, MachineMatch match);
+
 class ApplyHistoryBest : public ops::ScheduleSource {
  public:
   // info may be nullptr (silent).
-  ApplyHistoryBest(const tuning_db::Database& db, std::ostream* info);
+  ApplyHistoryBest(const tuning_db::Database& db, std::ostream* info, MachineMatch match = MachineMatch::ThisMachine);
 
   ops::SourcedSchedule schedule_for(const ops::Workload& workload, const ops::OpInstance& op,
                                     const Target& target) override;
@@ -35,6 +58,7 @@ class ApplyHistoryBest : public ops::ScheduleSource {
  private:
   const tuning_db::Database& db_;
   std::ostream* info_;
+  MachineMatch match_;
   std::set<std::string> reported_;
   std::string last_source_;
   tuning_db::TuningRecord last_record_;

@@ -19,7 +19,7 @@ std::string ms(double seconds) {
 }  // namespace
 
 LayoutFromLog layout_from_log(const graph::Graph& graph, const Target& target, graph::LayoutChoice layout,
-                              const tuning_db::Database& db) {
+                              const tuning_db::Database& db, MachineMatch match) {
   std::vector<int64_t> blocks = graph::nchwc_block_candidates(target, layout);
   if (blocks.size() < 2) return {layout, ""};
   graph::LayoutTasks model = graph::extract_tasks_by_layout(graph, target, nullptr, layout);
@@ -32,7 +32,7 @@ LayoutFromLog layout_from_log(const graph::Graph& graph, const Target& target, g
     for (size_t t = 0; t < model.tasks.size(); ++t) {
       if (model.counts[w][t] == 0) continue;
       std::vector<tuning_db::TuningRecord> best =
-          db.top_k(tuning_db::WorkloadKey::from(model.tasks[t].workload), target.to_string(), 1);
+          best_records(db, tuning_db::WorkloadKey::from(model.tasks[t].workload), target, 1, match).best;
       if (best.empty()) {
         ++lacking;
       } else {

@@ -10,6 +10,7 @@
 #include "compiler/graph/graph.h"
 #include "compiler/graph/pass_nchwc_layout.h"
 #include "compiler/target/target.h"
+#include "search/apply_history_best.h"
 #include "tuning_db/database.h"
 
 namespace temper::search {
@@ -24,11 +25,12 @@ struct LayoutFromLog {
 // layout as it is when its block is fixed, only one block is a candidate on target, or no
 // task depends on the block (a model without convs).
 // Otherwise each candidate block's estimate, sum over its tasks of how often the build
-// runs the task times the task's best record in db: the fastest block among those whose
+// runs the task times the task's best record in db that match allows (best_records in
+// apply_history_best.h, this machine's by default): the fastest block among those whose
 // every task has a record; the target's block when none has (a log tuned with the block
 // fixed, or one that never reached some task: the defaults of one block are not weighed
 // against the tuned kernels of another).
 LayoutFromLog layout_from_log(const graph::Graph& graph, const Target& target, graph::LayoutChoice layout,
-                              const tuning_db::Database& db);
+                              const tuning_db::Database& db, MachineMatch match = MachineMatch::ThisMachine);
 
 }  // namespace temper::search

@@ -6,6 +6,7 @@
 #include <limits>
 #include <unordered_set>
 
+#include "compiler/codegen/build.h"
 #include "compiler/ir/error.h"
 #include "search/apply_history_best.h"
 #include "search/template_explorer.h"
@@ -146,6 +147,7 @@ void check_tunable_target(const Target& target) {
     throw UserError(str("tuning measures llvm, cuda and opencl targets, not '", target.to_string(),
                         "'; the C backend is for reading the generated code"));
   }
+  check_target(target);
 }
 
 TuneResult tune(const schedule_space::Task& task, Tuner& tuner, measure::Builder& builder, measure::Runner& runner,

@@ -57,8 +57,9 @@ struct TuneOptions {
   int confirm_measurements = 3;
 };
 
-// UserError for a target whose candidates the measurer cannot run (the C target);
-// tune() checks it, and a job of several targets checks each before starting any.
+// UserError for a target whose candidates the measurer cannot run (the C target) or
+// none of whose candidates would compile (an unknown -mcpu or -mattr; check_target in
+// compiler/codegen/build.h); tune() checks it, and a job of several targets checks each before starting any.
 void check_tunable_target(const Target& target);
 
 struct TuneProgress {

@@ -2,9 +2,11 @@
 // ask for the fastest valid records of a (workload, target). Two implementations:
 // SQLiteDatabase (the real, shared, crash-safe file) and MemoryDatabase (for tests).
 //
-// Records are matched to a target by its target string alone; the hardware fingerprint
-// is stored with each record but does not filter, so a log moved to a like machine
-// still applies. Records are never updated or deleted through this interface.
+// Records are matched to a target by its target string; the hardware fingerprint is
+// stored with each record. A build's choice of record also matches the fingerprint
+// (search/apply_history_best.h: best_records), so that the records of another CPU in a
+// merged log are not applied as if measured here. Records are never updated or deleted
+// through this interface.
 #pragma once
 
 #include <cstdint>

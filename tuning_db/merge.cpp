@@ -3,6 +3,9 @@
 #include <string>
 #include <unordered_set>
 
+#include "compiler/ir/error.h"
+#include "tuning_db/record_check.h"
+
 namespace temper::tuning_db {
 
 namespace {
@@ -27,7 +30,13 @@ MergeResult add_new_records(Database& into, const std::vector<TuningRecord>& rec
   for (const TuningRecord& record : into.all_records()) present.insert(measurement_key(record));
   MergeResult result;
   std::vector<TuningRecord> fresh;
-  for (const TuningRecord& record : records) {
+  for (size_t i = 0; i < records.size(); ++i) {
+    const TuningRecord& record = records[i];
+    std::string why = implausible_record(record);
+    if (!why.empty()) {
+      result.refused.push_back(str("record ", i + 1, ": ", why));
+      continue;
+    }
     if (present.insert(measurement_key(record)).second) {
       fresh.push_back(record);
     } else {

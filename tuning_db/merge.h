@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tuning_db/database.h"
@@ -18,12 +19,16 @@ namespace temper::tuning_db {
 struct MergeResult {
   int64_t added = 0;
   int64_t skipped = 0;  // already in the log, or repeated within the records given
+  // Records not added because they are not plausible measurements (record_check.h):
+  // "record N: why", N counting the records given from 1.
+  std::vector<std::string> refused;
 };
 
 bool same_measurement(const TuningRecord& a, const TuningRecord& b);
 
-// Commits, in one transaction and in the order given, the records that are not the same
-// measurement as one already in `into` or one before them in `records`.
+// Commits, in one transaction and in the order given, the records that are plausible
+// measurements (implausible_record) and not the same measurement as one already in
+// `into` or one before them in `records`.
 MergeResult add_new_records(Database& into, const std::vector<TuningRecord>& records);
 
 }  // namespace temper::tuning_db

@@ -2,16 +2,20 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <mutex>
+#include <sstream>
 
 #include "compiler/codegen/gpu/nvrtc.h"
 #include "compiler/ir/error.h"
+#include "compiler/ir/text.h"
 #include "compiler/ops/workload.h"
 #include "compiler/runtime/gpu/gpu_device.h"
 
@@ -94,6 +98,37 @@ TargetInfo host_target_info(const Target& target) {
       break;
   }
   return info;
+}
+
+bool same_machine(const TargetInfo& a, const TargetInfo& b) {
+  return a.cpu_model == b.cpu_model && a.cpu_features == b.cpu_features && a.device == b.device;
+}
+
+namespace {
+
+std::string vector_features(const std::string& cpu_features) {
+  static const char* kVectorFlags[] = {"avx512f",     "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16",
+                                       "avx512_fp16", "amx_tile", "avx2",     "fma",         "avx",
+                                       "sse4_2",      "asimd",    "sve",      "neon"};
+  std::istringstream in(cpu_features);
+  std::vector<std::string> flags{std::istream_iterator<std::string>(in), {}};
+  std::vector<std::string> found;
+  for (const char* flag : kVectorFlags) {
+    if (std::find(flags.begin(), flags.end(), flag) != flags.end()) found.push_back(flag);
+  }
+  return found.empty() ? "no SIMD flags listed" : join(found, " ");
+}
+
+}  // namespace
+
+std::string describe_machine(const TargetInfo& target) {
+  std::vector<std::string> parts;
+  if (!target.device.empty()) parts.push_back("device " + target.device);
+  parts.push_back(target.cpu_model.empty() ? "unknown CPU" : target.cpu_model);
+  parts.push_back(plural(target.cores, "core"));
+  if (!target.compiler.empty()) parts.push_back(target.compiler);
+  parts.push_back(vector_features(target.cpu_features));
+  return join(parts, ", ");
 }
 
 const char* error_kind_name(ErrorKind kind) {

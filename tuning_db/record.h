@@ -53,6 +53,15 @@ struct TargetInfo {
 // informs, it does not gate.
 TargetInfo host_target_info(const Target& target);
 
+// Whether two fingerprints are of one kind of machine: the same CPU model and features,
+// and the same GPU device (name, driver, compute capability). Core counts and compiler
+// versions may differ. A build applies the records of this machine (search's best_records).
+bool same_machine(const TargetInfo& a, const TargetInfo& b);
+
+// A fingerprint in words: device, CPU model, cores, compiler, and the SIMD features among
+// its /proc/cpuinfo flags (what decides which code a target's schedules make).
+std::string describe_machine(const TargetInfo& target);
+
 // Why a measurement produced no time. Stored by name, so the order here may change.
 enum class ErrorKind { None, CompileError, CompileTimeout, RuntimeError, RunTimeout, WrongResult, InstantiationError };
 

@@ -1,7 +1,9 @@
 #include "tuning_db/sqlite_database.h"
 
 #include <sqlite3.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -10,6 +12,7 @@
 #include <thread>
 
 #include "compiler/ir/error.h"
+#include "compiler/ir/text.h"
 #include "tuning_db/schedule_ranking.h"
 
 namespace temper::tuning_db {
@@ -34,6 +37,11 @@ const std::string kValidRecord = "(r.error_kind = 'None' AND r.mean > 0)";
   if (code == SQLITE_BUSY || code == SQLITE_LOCKED) {
     throw UserError(str("tuning log ", path, " stayed locked by another process while ", what,
                         " (SQLite: ", sqlite_message, "); retry when the other job has finished its commit"));
+  }
+  if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN || code == SQLITE_IOERR || code == SQLITE_FULL) {
+    throw UserError(str("tuning log ", path, ": ", what, " failed (SQLite: ", sqlite_message,
+                        "): check that the log and its folder are writable (WAL mode writes ", path, "-wal and ",
+                        path, "-shm beside it) and that the disk has room, or pass another --db path"));
   }
   throw UserError(str("tuning log ", path, ": ", what, " failed (SQLite: ", sqlite_message, ")"));
 }
@@ -163,15 +171,64 @@ constexpr int kSchemaVersion = static_cast<int>(std::size(kMigrations));
                       ": use that newer Temper, or pass another --db path"));
 }
 
-[[noreturn]] void refuse_foreign_database(const std::string& path) {
-  throw UserError(str("tuning log ", path, " is an SQLite database but not a Temper tuning log; ", kLeftUntouched,
-                      ": pass another --db path"));
+[[noreturn]] void refuse_foreign_database(const std::string& path, const std::string& why = "") {
+  throw UserError(str("tuning log ", path, " is an SQLite database but not a Temper tuning log",
+                      why.empty() ? "" : " (" + why + ")", "; ", kLeftUntouched, ": pass another --db path"));
+}
+
+// The columns each schema version's tables have (those a later version adds included
+// from that version on).
+struct SchemaTable {
+  const char* table;
+  std::vector<std::pair<const char*, int>> columns;  // name, the first schema that has it
+};
+const SchemaTable kSchemaTables[] = {
+    {"workloads", {{"id", 1}, {"op", 1}, {"workload", 1}}},
+    {"targets",
+     {{"id", 1}, {"target", 1}, {"cpu_model", 1}, {"cpu_features", 1}, {"cores", 1}, {"compiler", 1}, {"device", 2}}},
+    {"records",
+     {{"id", 1},
+      {"workload_id", 1},
+      {"target_id", 1},
+      {"trace", 1},
+      {"config", 1},
+      {"costs", 1},
+      {"mean", 1},
+      {"error_kind", 1},
+      {"error_message", 1},
+      {"timestamp", 1},
+      {"temper_version", 1}}},
+};
+
+// Refuses a file whose schema version no Temper writes (negative) or this one cannot read
+// (newer), and one whose version is Temper's but whose tables are not (another program's
+// database that happens to set user_version): before anything is written to it.
+void check_schema(sqlite3* db, const std::string& path, int version) {
+  if (version < 0) refuse_foreign_database(path, str("its schema version is ", version, ", which no Temper writes"));
+  if (version > kSchemaVersion) refuse_newer_schema(path, version);
+  if (version == 0) return;  // new, or foreign: told apart by whether it has tables
+  for (const SchemaTable& table : kSchemaTables) {
+    Statement info(db, path, "SELECT name FROM pragma_table_info(?)");
+    info.bind(1, std::string(table.table));
+    std::set<std::string> present;
+    while (info.step("reading the log's tables")) present.insert(info.text(0));
+    if (present.empty()) {
+      refuse_foreign_database(path, str("schema version ", version, " but no table '", table.table, "'"));
+    }
+    for (const auto& [column, since] : table.columns) {
+      if (since <= version && !present.count(column)) {
+        refuse_foreign_database(path,
+                                str("schema version ", version, " but table '", table.table, "' has no column '",
+                                    column, "'"));
+      }
+    }
+  }
 }
 
 // A read-only log cannot be migrated: it is read with the schema it has (every version
 // since 1 holds every field but the newer ones, which read as empty).
 void check_schema_read_only(sqlite3* db, const std::string& path, int version) {
-  if (version > kSchemaVersion) refuse_newer_schema(path, version);
+  check_schema(db, path, version);
   if (version > 0) return;
   if (query_int(db, path, "SELECT count(*) FROM sqlite_master", "listing tables") > 0) refuse_foreign_database(path);
   throw UserError(str("tuning log ", path, " is empty, not a Temper tuning log: pass another --db path"));
@@ -185,7 +242,7 @@ void migrate(sqlite3* db, const std::string& path) {
     exec(db, path, "BEGIN IMMEDIATE", "locking the log to check its schema");
     try {
       int version = static_cast<int>(query_int(db, path, "PRAGMA user_version", "reading the schema version"));
-      if (version > kSchemaVersion) refuse_newer_schema(path, version);
+      check_schema(db, path, version);
       if (version == kSchemaVersion) {
         exec(db, path, "COMMIT", "finishing the schema check");
         return;
@@ -214,6 +271,34 @@ void use_wal(sqlite3* db, const std::string& path, int busy_timeout_ms) {
       fail(db, path, "switching the log to WAL mode");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+// What SQLite would only call "unable to open" or "disk I/O error": a folder given as the
+// log, a log or a folder this process may not write (WAL mode writes PATH-wal and
+// PATH-shm beside the log).
+void check_openable(const std::string& path, OpenMode mode) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    throw UserError(str("--db ", path, " is a folder, not a tuning log file: pass a file path such as ",
+                        (std::filesystem::path(path) / "tuning.db").string()));
+  }
+  if (mode == OpenMode::ReadOnly) {
+    if (std::filesystem::exists(path, error) && access(path.c_str(), R_OK) != 0) {
+      throw UserError(str("tuning log ", path, " is not readable by this user: check its permissions"));
+    }
+    return;
+  }
+  std::filesystem::path folder = std::filesystem::absolute(path, error).parent_path();
+  if (std::filesystem::exists(path, error) && access(path.c_str(), R_OK | W_OK) != 0) {
+    throw UserError(str("tuning log ", path, " is not writable by this user, and tuning writes to it: make it "
+                        "writable (chmod u+w), or pass another --db path; `temper run` and `temper build` "
+                        "only read it"));
+  }
+  if (std::filesystem::is_directory(folder, error) && access(folder.c_str(), W_OK | X_OK) != 0) {
+    throw UserError(str("the folder of tuning log ", path, " (", folder.string(), ") is not writable by this user, "
+                        "and the log writes its write-ahead files (", path, "-wal, ", path, "-shm) there: make it "
+                        "writable, or pass a --db path in another folder"));
   }
 }
 
@@ -248,12 +333,33 @@ int64_t target_id(sqlite3* db, const std::string& path, const TargetInfo& target
   return select.integer(0);
 }
 
-nlohmann::json parse_stored_json(const std::string& text, const std::string& path, int64_t id, const char* column) {
+// A stored record that cannot be read back: what is wrong with it.
+class UnreadableRecord : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+nlohmann::json parse_stored_json(const std::string& text, const char* column) {
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    throw UserError(str("tuning log ", path, ": record ", id, " has malformed ", column, " JSON (", e.what(),
-                        "); export the log with the records you need and start a new one"));
+    throw UnreadableRecord(str("malformed ", column, " JSON (", e.what(), ")"));
+  }
+}
+
+std::vector<double> parse_stored_costs(const std::string& text) {
+  nlohmann::json costs = parse_stored_json(text, "costs");
+  if (!costs.is_array() || !std::all_of(costs.begin(), costs.end(), [](const auto& c) { return c.is_number(); })) {
+    throw UnreadableRecord("costs JSON is not a list of numbers");
+  }
+  return costs.get<std::vector<double>>();
+}
+
+ErrorKind parse_stored_error_kind(const std::string& text) {
+  try {
+    return parse_error_kind(text);
+  } catch (const UserError& e) {
+    throw UnreadableRecord(e.what());
   }
 }
 
@@ -274,6 +380,7 @@ SQLiteDatabase::SQLiteDatabase(const std::string& path, OpenMode mode, int busy_
   if (mode != OpenMode::Create && !std::filesystem::exists(path)) {
     throw UserError(str("no tuning log at ", path, ": check the --db path"));
   }
+  check_openable(path, mode);
   int flags = SQLITE_OPEN_FULLMUTEX;
   if (mode == OpenMode::ReadOnly) flags |= SQLITE_OPEN_READONLY;
   if (mode != OpenMode::ReadOnly) flags |= SQLITE_OPEN_READWRITE;
@@ -287,10 +394,9 @@ SQLiteDatabase::SQLiteDatabase(const std::string& path, OpenMode mode, int busy_
   }
   try {
     sqlite3_busy_timeout(db_, busy_timeout_ms);
-    // Refuse a newer log before writing anything, the WAL switch included; migrate()
-    // checks again, and for a foreign file, under the write lock.
+    // Refuse a newer or foreign log before writing anything, the WAL switch included;
+    // migrate() checks again under the write lock.
     int version = static_cast<int>(query_int(db_, path_, "PRAGMA user_version", "reading the schema version"));
-    if (version > kSchemaVersion) refuse_newer_schema(path, version);
     if (mode == OpenMode::ReadOnly) {
       check_schema_read_only(db_, path_, version);
       schema_version_ = version;
@@ -380,20 +486,35 @@ std::vector<TuningRecord> SQLiteDatabase::query_records(const std::string& where
   while (select.step("reading records")) {
     int64_t id = select.integer(0);
     TuningRecord r;
-    r.workload = {select.text(1), select.text(2)};
-    r.target = {select.text(3), select.text(4), select.text(5), static_cast<int>(select.integer(6)),
-                select.text(7), select.text(16)};
-    r.trace = parse_stored_json(select.text(8), path_, id, "trace");
-    r.config = select.is_null(9) ? nlohmann::json(nullptr) : parse_stored_json(select.text(9), path_, id, "config");
-    r.costs = parse_stored_json(select.text(10), path_, id, "costs").get<std::vector<double>>();
-    r.mean = select.is_null(11) ? NAN : select.real(11);
-    r.error = parse_error_kind(select.text(12));
+    try {
+      r.workload = {select.text(1), select.text(2)};
+      r.target = {select.text(3), select.text(4), select.text(5), static_cast<int>(select.integer(6)),
+                  select.text(7), select.text(16)};
+      r.trace = parse_stored_json(select.text(8), "trace");
+      r.config = select.is_null(9) ? nlohmann::json(nullptr) : parse_stored_json(select.text(9), "config");
+      r.costs = parse_stored_costs(select.text(10));
+      r.mean = select.is_null(11) ? NAN : select.real(11);
+      r.error = parse_stored_error_kind(select.text(12));
+    } catch (const UnreadableRecord& e) {
+      note_unreadable(id, e.what());
+      continue;
+    }
     r.error_message = select.text(13);
     r.timestamp = select.integer(14);
     r.temper_version = select.text(15);
     records.push_back(std::move(r));
   }
   return records;
+}
+
+void SQLiteDatabase::note_unreadable(int64_t id, const std::string& why) const {
+  std::lock_guard<std::mutex> lock(unreadable_mutex_);
+  unreadable_.emplace(id, why);
+}
+
+std::map<int64_t, std::string> SQLiteDatabase::unreadable_records() const {
+  std::lock_guard<std::mutex> lock(unreadable_mutex_);
+  return unreadable_;
 }
 
 std::vector<TuningRecord> SQLiteDatabase::top_k(const WorkloadKey& workload, const std::string& target, int k) const {
@@ -496,12 +617,11 @@ PruneResult SQLiteDatabase::prune(int keep, bool drop_failed) {
       throw UserError(str("tuning log ", path_, " is damaged (SQLite quick_check: ", problems,
                           "); nothing was removed: export the records you need and start a new log"));
     }
-    all_records();
 
     // Each (workload, target string) in turn: the records of its `keep` best schedules
     // (rank_schedules: by median, so a re-measured schedule keeps all its times) stay.
     Statement select(db_, path_,
-                     "SELECT r.id, w.id, w.op, w.workload, t.target, r.trace, r.config, r.mean, r.error_kind "
+                     "SELECT r.id, w.id, w.op, w.workload, t.target, r.trace, r.config, r.mean, r.error_kind, r.costs "
                      "FROM records r JOIN workloads w ON r.workload_id = w.id JOIN targets t ON r.target_id = t.id "
                      "ORDER BY w.id, t.target, r.id");
     std::vector<int64_t> doomed;
@@ -537,10 +657,18 @@ PruneResult SQLiteDatabase::prune(int keep, bool drop_failed) {
       }
       int64_t id = select.integer(0);
       TuningRecord r;
-      r.trace = parse_stored_json(select.text(5), path_, id, "trace");
-      r.config = select.is_null(6) ? nlohmann::json(nullptr) : parse_stored_json(select.text(6), path_, id, "config");
+      try {
+        r.trace = parse_stored_json(select.text(5), "trace");
+        r.config = select.is_null(6) ? nlohmann::json(nullptr) : parse_stored_json(select.text(6), "config");
+        r.error = parse_stored_error_kind(select.text(8));
+        parse_stored_costs(select.text(9));  // unreadable to top_k, so neither ranked nor removed here
+      } catch (const UnreadableRecord& e) {
+        // Neither ranked nor removed: what cannot be read is kept as it is.
+        note_unreadable(id, e.what());
+        ++result.unreadable_kept;
+        continue;
+      }
       r.mean = select.is_null(7) ? NAN : select.real(7);
-      r.error = parse_error_kind(select.text(8));
       records.push_back(std::move(r));
       ids.push_back(id);
     }
@@ -570,6 +698,22 @@ PruneResult SQLiteDatabase::prune(int keep, bool drop_failed) {
                         "; the log is complete, only not compacted: prune again later to compact it"));
   }
   return result;
+}
+
+std::string unreadable_records_warning(const SQLiteDatabase& db) {
+  std::map<int64_t, std::string> unreadable = db.unreadable_records();
+  if (unreadable.empty()) return "";
+  constexpr size_t kNamed = 3;
+  std::vector<std::string> named;
+  for (const auto& [id, why] : unreadable) {
+    if (named.size() == kNamed) break;
+    named.push_back(str("record ", id, ": ", why));
+  }
+  size_t more = unreadable.size() - named.size();
+  return str("warning: tuning log ", db.path(), ": ", unreadable.size() == 1 ? "1 record" : str(unreadable.size(), " records"),
+             " cannot be read and ", unreadable.size() == 1 ? "was" : "were", " skipped (", join(named, "; "),
+             more > 0 ? str("; and ", more, " more") : std::string(),
+             "); they stay in the log; `temper db export` writes all the others, to import into a new log");
 }
 
 }  // namespace temper::tuning_db

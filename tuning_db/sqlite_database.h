@@ -23,6 +23,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -91,6 +93,7 @@ struct PruneResult {
   std::vector<Group> groups;
   int64_t kept = 0;  // records left in the log
   int64_t removed = 0;
+  int64_t unreadable_kept = 0;  // records that cannot be read (unreadable_records()), left as they are
 };
 
 class SQLiteDatabase : public Database {
@@ -119,12 +122,20 @@ class SQLiteDatabase : public Database {
   // Keeps, for each workload and target string, the valid records of its `keep` best
   // schedules (as top_k ranks them: a re-measured schedule keeps all its times) and,
   // unless drop_failed, every record that is not valid; removes
-  // the others in one transaction, then compacts the file (VACUUM). The whole log is
-  // checked (SQLite's quick_check) and read before anything is removed: a log that
-  // cannot be fully read is a UserError and stays as it was. UserError for keep < 0.
+  // the others in one transaction, then compacts the file (VACUUM). The file is checked
+  // (SQLite's quick_check) before anything is removed: a damaged one is a UserError and
+  // stays as it was. A record that cannot be read is kept. UserError for keep < 0.
   PruneResult prune(int keep, bool drop_failed);
 
+  // The records this connection has met that cannot be read back (malformed JSON in a
+  // trace, config or costs, an unknown error kind; written by another program or a damaged
+  // copy), by id, with what is wrong: every query skips them, so one bad row does not stop
+  // a build, an export or a prune; the commands that read the whole log report them.
+  std::map<int64_t, std::string> unreadable_records() const;
+
  private:
+  void note_unreadable(int64_t id, const std::string& why) const;
+
   std::vector<TuningRecord> query_records(const std::string& where_and_order,
                                           const std::vector<std::string>& text_params, int limit) const;
 
@@ -135,6 +146,12 @@ class SQLiteDatabase : public Database {
   std::string path_;
   sqlite3* db_ = nullptr;
   int schema_version_ = 0;  // of the file as this connection reads it
+  mutable std::mutex unreadable_mutex_;
+  mutable std::map<int64_t, std::string> unreadable_;
 };
+
+// A warning naming the records db has skipped as unreadable so far (the first few, with
+// what is wrong), or "" when there are none.
+std::string unreadable_records_warning(const SQLiteDatabase& db);
 
 }  // namespace temper::tuning_db

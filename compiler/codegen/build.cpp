@@ -26,6 +26,10 @@ std::vector<PrimFunc> lower_all(const std::vector<PrimFunc>& scheduled, const Lo
 
 }  // namespace
 
+void check_target(const Target& target) {
+  if (target.kind == Target::Kind::LLVM) check_llvm_target(target);
+}
+
 BuildResult build(const std::vector<PrimFunc>& scheduled, const Target& target, const LowerOptions& options) {
   BuildResult r;
   auto t0 = std::chrono::steady_clock::now();

@@ -24,6 +24,11 @@ struct BuildResult {
 
 BuildResult build(const std::vector<PrimFunc>& scheduled, const Target& target, const LowerOptions& options = {});
 
+// UserError now for a target whose every compile would fail the same way (an llvm
+// target's CPU or feature LLVM does not know), so that a job says it once, before it
+// starts, rather than as the compile error of each candidate in the log.
+void check_target(const Target& target);
+
 // Lowers and writes the functions as an object file (.o) or a shared library (.so) that
 // load_shared_library() loads; LLVM targets only.
 void export_library(const std::vector<PrimFunc>& scheduled, const Target& target, const std::string& path,

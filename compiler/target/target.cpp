@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <sstream>
 
 #include "compiler/ir/error.h"
@@ -81,7 +82,9 @@ std::vector<std::pair<std::string, std::string>> options_of(Target::Kind kind) {
   return {};
 }
 
-int64_t parse_count(const std::string& name, const std::string& value, const std::string& text, int64_t min) {
+// The integer value of a target option, between min and max.
+int64_t parse_count(const std::string& name, const std::string& value, const std::string& text, int64_t min,
+                    int64_t max = std::numeric_limits<int32_t>::max()) {
   size_t used = 0;
   int64_t n = 0;
   try {
@@ -93,8 +96,12 @@ int64_t parse_count(const std::string& name, const std::string& value, const std
     throw UserError(str(name, " in target '", text, "' must be a ", min > 0 ? "positive" : "non-negative",
                         " integer, got '", value, "'"));
   }
+  if (n > max) throw UserError(str(name, " in target '", text, "' must be at most ", max, ", got '", value, "'"));
   return n;
 }
+
+// More cores than any machine a target describes has: a typo, not a machine.
+constexpr int64_t kMaxCores = 65536;
 
 }  // namespace
 
@@ -151,7 +158,7 @@ Target Target::parse(const std::string& text) {
         t.mattrs.push_back(attr);
       }
     } else if (name == "-num-cores") {
-      t.num_cores = static_cast<int>(parse_count(name, value, text, 1));
+      t.num_cores = static_cast<int>(parse_count(name, value, text, 1, kMaxCores));
     } else if (name == "-arch") {
       if (!is_cuda_arch(value)) {
         throw UserError(
@@ -163,7 +170,7 @@ Target Target::parse(const std::string& text) {
     } else if (name == "-max_threads_per_block") {
       t.max_threads_per_block = static_cast<int>(parse_count(name, value, text, 1));
     } else {
-      t.max_shared_memory_per_block = parse_count(name, value, text, 1);
+      t.max_shared_memory_per_block = parse_count(name, value, text, 1, std::numeric_limits<int64_t>::max());
     }
   }
   return t;

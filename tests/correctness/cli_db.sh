@@ -187,4 +187,111 @@ must_fail 'broken.jsonl:8: not valid JSON.*nothing was imported' db import --db 
 must_fail 'cannot open tuning log /nonexistent/folder/log.db' db import --db /nonexistent/folder/log.db records.jsonl
 must_fail 'cannot open tuning log /nonexistent/folder/log.db' db merge --db /nonexistent/folder/log.db other.db
 must_fail 'cannot write' db export --db log.db -o /nonexistent/folder/out.jsonl
+
+# A negative schema version, and another program's database that sets one of Temper's:
+# refused before anything is written (the WAL switch included), left byte-identical.
+cp log.db negative.db
+printf '\xff\xff\xff\xff' | dd of=negative.db bs=1 seek=60 conv=notrunc status=none
+negative_before="$(md5sum <negative.db)"
+for args in "db list --db negative.db" "db import --db negative.db records.jsonl" \
+  "tune matmul:M=4,N=4,K=4 --db negative.db --trials 1"; do
+  # shellcheck disable=SC2086
+  must_fail 'negative.db is an SQLite database but not a Temper tuning log \(its schema version is -1' $args
+done
+[[ $(md5sum <negative.db) == "$negative_before" ]] || fail "negative.db was changed"
+/usr/bin/python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE notes (body TEXT)'); c.execute('PRAGMA user_version = 2'); c.commit()" foreign.db
+foreign_before="$(md5sum <foreign.db)"
+for args in "db stats --db foreign.db" "db import --db foreign.db records.jsonl" \
+  "tune matmul:M=4,N=4,K=4 --db foreign.db --trials 1"; do
+  # shellcheck disable=SC2086
+  must_fail "foreign.db is an SQLite database but not a Temper tuning log \(schema version 2 but no table 'workloads'\)" $args
+done
+[[ $(md5sum <foreign.db) == "$foreign_before" ]] || fail "foreign.db was changed"
+
+# A record another program damaged: list, best, export and prune skip it and say so, the
+# others stay usable, and nothing deletes it.
+run db import --db bad_row.db records.jsonl
+/usr/bin/python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE records SET trace = '{not json' WHERE id = 2\"); c.commit()" bad_row.db
+unreadable='warning: tuning log bad_row.db: 1 record cannot be read and was skipped \(record 2: malformed trace JSON'
+run db list --db bad_row.db
+expect "^$W +llvm -mcpu=native +4 +3 +0\.0300 +6\.55$"
+expect "$unreadable"
+run db best "$W" --db bad_row.db --target "$LLVM"
+expect '^ +1 +0\.0300 '
+expect "$unreadable"
+run db export --db bad_row.db -o bad_row.jsonl
+expect '^exported 6 records from bad_row.db to bad_row.jsonl$'
+expect "$unreadable"
+run db prune --db bad_row.db --keep 1
+expect "$unreadable"
+expect '^removed 1 record, kept 6;'
+[[ $(count bad_row.db "SELECT count(*) FROM records WHERE trace = '{not json'") -eq 1 ]] || fail "prune removed the unreadable record"
+
+# import refuses records that cannot be real measurements (one made up fast would be
+# what every build applies), names them, and adds the others.
+{
+  record "$W" matmul "$LLVM" "LLVM 19.1.7" 1e-12 '[1e-12]' None 1700000030 '{"tile":30}'
+  record "$W" matmul "$LLVM" "LLVM 19.1.7" 4e-05 '[5e-05]' None 1700000031 '{"tile":31}'
+  record "$W" matmul "$LLVM" "LLVM 19.1.7" 5e-05 '[5e-05]' None 1700000032 '{"tile":32}'
+} >implausible.jsonl
+run db import --db implausible.db implausible.jsonl
+expect '^added 1 record to implausible.db, skipped 0 already present$'
+expect '^warning: refused 2 records that are not plausible measurements'
+expect '^  record 1: its time, 1e-12 s, is 196608000 GFLOP/s, more than any CPU of 2 cores can do'
+expect '^  record 2: its mean 4e-05 s is not among its costs'
+
+# A build applies the records of this machine only: these, of "Test CPU", take
+# --any-machine, which names the machine. It takes the log's best record that still
+# applies: a record whose config the template no longer takes gives way to the next best,
+# with a warning, and a log none of whose records applies is said to give the default (no
+# "tuned is" line then).
+{
+  record "$W" matmul "$LLVM" "LLVM 19.1.7" 1e-05 '[1e-05]' None 1700000020 '{"no_such_knob":1}'
+  record "$W" matmul "$LLVM" "LLVM 19.1.7" 3e-05 '[3e-05]' None 1700000021 null
+} >fallback.jsonl
+run db import --db fallback.db fallback.jsonl
+run run "$W" --db fallback.db --repeat 1 --min-repeat-ms 1
+expect "warning: $W: the log's records of it were measured on another machine \(Test CPU, 2 cores, LLVM 19\.1\.7, avx2 fma\), not this one; --any-machine applies them; using the template default"
+expect '^schedule +template default \(log fallback.db has no record that applies\)$'
+run run "$W" --db fallback.db --any-machine --repeat 1 --min-repeat-ms 1
+expect "warning: $W: the log's best record no longer applies \(rank 1: .*\); applying its next best, rank 2 \(0\.030 ms when measured on another machine: Test CPU, 2 cores"
+expect '^schedule +tuned \(log fallback.db\)$'
+expect '^default .*tuned is [0-9.]+x the default.s speed$'
+must_fail '--any-machine chooses among a log.s records: give --db' run "$W" --any-machine
+head -n 1 fallback.jsonl >stale.jsonl
+run db import --db stale.db stale.jsonl
+run run "$W" --db stale.db --any-machine --repeat 1 --min-repeat-ms 1
+expect "info: $W: its only valid record no longer applies \(rank 1: .*\); using the template default"
+expect '^schedule +template default \(log stale.db has no record that applies\)$'
+expect_not 'tuned is'
+
+# A log or folder this user may not write: tuning says which and what to do, before
+# SQLite's "unable to open" or "disk I/O error". (As root, the commands run as nobody.)
+as_user() {
+  if [[ $(id -u) -eq 0 ]]; then
+    setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
+  else
+    "$@"
+  fi
+}
+if [[ $(id -u) -ne 0 ]] || command -v setpriv >/dev/null; then
+  chmod 755 "$work"
+  mkdir writable_folder readonly_folder
+  cp log.db writable_folder/readonly.db
+  cp log.db readonly_folder/log.db
+  chmod 444 writable_folder/readonly.db
+  chmod 666 readonly_folder/log.db
+  chmod 777 writable_folder
+  chmod 555 readonly_folder
+  readonly_before="$(md5sum <writable_folder/readonly.db)"
+  as_user "$expect_error" 'tuning log writable_folder/readonly.db is not writable by this user, and tuning writes to it: make it writable' \
+    "$temper" tune matmul:M=4,N=4,K=4 --db writable_folder/readonly.db --trials 1 || fail "a read-only log was not refused"
+  as_user "$expect_error" 'the folder of tuning log readonly_folder/log.db .* is not writable by this user' \
+    "$temper" db import --db readonly_folder/log.db records.jsonl || fail "a log in a read-only folder was not refused"
+  [[ $(md5sum <writable_folder/readonly.db) == "$readonly_before" ]] || fail "the read-only log was changed"
+  as_user "$temper" db list --db writable_folder/readonly.db >/dev/null 2>&1 || fail "a read-only log could not be listed"
+  chmod 755 readonly_folder
+else
+  echo "SKIP: the read-only log checks need setpriv to run as another user than root"
+fi
 echo "PASS"

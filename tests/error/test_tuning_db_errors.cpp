@@ -1,6 +1,7 @@
 // Tuning logs that cannot be used: each is refused with a message naming the file and
 // what to do, and the file is left exactly as it was.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <sstream>
 
@@ -83,12 +84,108 @@ TEST_F(TuningDbErrors, ForeignSQLiteDatabaseIsRefusedAndKept) {
   EXPECT_EQ(read_bytes(path), before);
 }
 
+TEST_F(TuningDbErrors, NegativeSchemaIsRefusedAndKept) {
+  std::string path = file("negative.db");
+  write_log_with_schema(path, static_cast<uint32_t>(-1));
+  std::string before = read_bytes(path);
+  for (OpenMode mode : {OpenMode::Create, OpenMode::Existing, OpenMode::ReadOnly}) {
+    std::string message = user_error([&] { SQLiteDatabase db(path, mode); });
+    EXPECT_NE(message.find("tuning log " + path + " is an SQLite database but not a Temper tuning log (its schema "
+                           "version is -1, which no Temper writes)"),
+              std::string::npos)
+        << message;
+  }
+  EXPECT_EQ(read_bytes(path), before);
+}
+
+// Runs sql on a plain SQLite connection (not a Temper log).
+void sqlite_exec(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(db);
+}
+
+// Another program's database whose user_version happens to be one of Temper's: refused
+// by its tables, before the WAL switch (which would rewrite the file's header).
+TEST_F(TuningDbErrors, ForeignDatabaseWithTemperSchemaVersionIsRefusedAndKept) {
+  for (int version : {1, 2}) {
+    std::string path = file(str("other_app_v", version, ".db"));
+    sqlite_exec(path, str("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES "
+                          "('keep me'); PRAGMA user_version = ",
+                          version));
+    std::string before = read_bytes(path);
+    for (OpenMode mode : {OpenMode::Create, OpenMode::ReadOnly}) {
+      std::string message = user_error([&] { SQLiteDatabase db(path, mode); });
+      EXPECT_NE(message.find(str("is an SQLite database but not a Temper tuning log (schema version ", version,
+                                 " but no table 'workloads')")),
+                std::string::npos)
+          << message;
+    }
+    EXPECT_EQ(read_bytes(path), before);
+  }
+  // Temper's tables, one column short.
+  std::string path = file("renamed_column.db");
+  { SQLiteDatabase(path).commit_record(some_record()); }
+  sqlite_exec(path, "PRAGMA journal_mode = DELETE; ALTER TABLE records RENAME COLUMN trace TO schedule");
+  std::string before = read_bytes(path);
+  EXPECT_NE(user_error([&] { SQLiteDatabase db(path); }).find("table 'records' has no column 'trace'"),
+            std::string::npos);
+  EXPECT_EQ(read_bytes(path), before);
+}
+
+// A row another program damaged does not stop reading the others: queries skip it and
+// name it, prune keeps it, and the rest of the log stays usable.
+TEST_F(TuningDbErrors, UnreadableRecordsAreSkippedNamedAndKept) {
+  std::string path = file("one_bad_row.db");
+  {
+    SQLiteDatabase db(path);
+    for (double mean : {3e-3, 1e-3, 2e-3, 4e-3}) {
+      TuningRecord r = some_record();
+      r.mean = mean;
+      r.costs = {mean};
+      r.config = {{"tile", mean * 1e3}};
+      db.commit_record(r);
+    }
+  }
+  sqlite_exec(path, "UPDATE records SET trace = '{\"version\": ' WHERE id = 2; "
+                    "UPDATE records SET costs = '[\"fast\"]' WHERE id = 3");
+  SQLiteDatabase db(path);
+  std::vector<TuningRecord> all = db.all_records();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_DOUBLE_EQ(all[0].mean, 3e-3);
+  EXPECT_DOUBLE_EQ(all[1].mean, 4e-3);
+  std::vector<TuningRecord> best = db.top_k(some_record().workload, "llvm", 1);
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_DOUBLE_EQ(best[0].mean, 3e-3);  // the fastest readable one
+  std::map<int64_t, std::string> unreadable = db.unreadable_records();
+  ASSERT_EQ(unreadable.size(), 2u);
+  EXPECT_NE(unreadable[2].find("malformed trace JSON"), std::string::npos) << unreadable[2];
+  EXPECT_EQ(unreadable[3], "costs JSON is not a list of numbers");
+  std::string warning = unreadable_records_warning(db);
+  EXPECT_NE(warning.find("warning: tuning log " + path + ": 2 records cannot be read and were skipped (record 2: "
+                         "malformed trace JSON"),
+            std::string::npos)
+      << warning;
+  EXPECT_NE(warning.find("record 3: costs JSON is not a list of numbers"), std::string::npos) << warning;
+
+  PruneResult pruned = db.prune(1, true);
+  EXPECT_EQ(pruned.removed, 1);  // the 4 ms record; the 3 ms one is kept, and both unreadable ones
+  EXPECT_EQ(pruned.unreadable_kept, 2);
+  EXPECT_EQ(pruned.kept, 3);
+  EXPECT_EQ(db.size(), 3);
+}
+
 TEST_F(TuningDbErrors, UnwritablePathNamesTheFile) {
   std::string path = file("no/such/folder/log.db");
   std::string message = user_error([&] { SQLiteDatabase db(path); });
   EXPECT_NE(message.find("cannot open tuning log " + path), std::string::npos) << message;
   EXPECT_NE(message.find("writable"), std::string::npos) << message;
-  EXPECT_NE(user_error([&] { SQLiteDatabase db(dir_); }).find(dir_), std::string::npos);
+  std::string folder_message = user_error([&] { SQLiteDatabase db(dir_); });
+  EXPECT_NE(folder_message.find("--db " + dir_ + " is a folder, not a tuning log file"), std::string::npos)
+      << folder_message;
 }
 
 TEST_F(TuningDbErrors, MalformedJsonLineNamesTheLineAndImportsNothing) {

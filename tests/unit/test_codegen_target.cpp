@@ -54,6 +54,8 @@ TEST(Target, ErrorsNameWhatIsWrong) {
   EXPECT_EQ(parse_error("llvm -num-cores=two"),
             "-num-cores in target 'llvm -num-cores=two' must be a positive "
             "integer, got 'two'");
+  EXPECT_EQ(parse_error("llvm -num-cores=99999999999"),
+            "-num-cores in target 'llvm -num-cores=99999999999' must be at most 65536, got '99999999999'");
   EXPECT_EQ(parse_error("llvm -mcpu"), "option -mcpu in target 'llvm -mcpu' needs a value: -mcpu=...");
   EXPECT_EQ(parse_error("llvm -mcpu=a -mcpu=b"), "option -mcpu is given twice in target 'llvm -mcpu=a -mcpu=b'");
   EXPECT_EQ(parse_error("cuda -mcpu=native"),

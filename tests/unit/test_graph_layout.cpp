@@ -126,7 +126,9 @@ TEST(NchwcLayout, ThreeByThreeConvsOnLargerMapsTakeWinograd) {
     EXPECT_EQ(ops.count("NchwcConv"), 0u);
     EXPECT_EQ(report.conversions.size(), 2u);
     for (const Node& n : g.nodes()) {
-      if (n.op == "NchwcWinogradConv") EXPECT_EQ(n.attrs.get_int("tile"), size == 16 ? 2 : 4);
+      if (n.op == "NchwcWinogradConv") {
+        EXPECT_EQ(n.attrs.get_int("tile"), size == 16 ? 2 : 4);
+      }
     }
     // F(4x4)'s transforms scale terms by up to 64: its rounding is larger than a direct
     // sum's (about 1e-5 of the outputs' magnitude of a few units here).

@@ -49,7 +49,7 @@ class LayoutFromLogTest : public ::testing::Test {
         if (model.counts[w][t] == 0) continue;
         tuning_db::TuningRecord r;
         r.workload = tuning_db::WorkloadKey::from(model.tasks[t].workload);
-        r.target.target = target.to_string();
+        r.target = tuning_db::host_target_info(target);  // measured here, as a build applies
         r.trace = nlohmann::json::object();
         r.config = nlohmann::json::object({{"seconds", seconds}});
         r.costs = {seconds};

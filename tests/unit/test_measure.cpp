@@ -2,11 +2,14 @@
 // libraries in parallel, the runner's worker process checks and times them; a wrong
 // result, a compile error and a compile time-out are told apart.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <thread>
 
@@ -216,6 +219,41 @@ TEST(Measure, ACompilePastTheTimeOutIsAbandonedHarmlessly) {
   }  // waits for the abandoned compiles
   EXPECT_TRUE(fs::is_empty(dir)) << "an abandoned compile left its library behind";
   fs::remove_all(dir);
+}
+
+// A job killed by SIGKILL leaves its work directory; the next builder removes it, and
+// leaves alone those of running processes and directories it did not name.
+TEST(Measure, ABuilderRemovesTheWorkDirectoriesOfDeadProcesses) {
+  fs::path temp = fs::temp_directory_path() / str("temper_stale_work_dirs_", getpid());
+  fs::create_directories(temp);
+  pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  ASSERT_GT(dead, 0);
+  waitpid(dead, nullptr, 0);
+  fs::path stale = temp / str("temper-measure-", dead, "-abc123");
+  fs::path alive = temp / str("temper-measure-", getppid(), "-def456");
+  fs::path unnamed = temp / "temper-measure-Xy12Zw";
+  for (const fs::path& dir : {stale, alive, unnamed}) {
+    fs::create_directories(dir);
+    std::ofstream(dir / "candidate.so") << "library";
+  }
+  const char* saved = std::getenv("TMPDIR");
+  std::string saved_value = saved ? saved : "";
+  setenv("TMPDIR", temp.c_str(), 1);
+  fs::path own;
+  {
+    Builder builder({.n_parallel = 1, .timeout_s = 60, .work_dir = ""});
+    for (const fs::directory_entry& entry : fs::directory_iterator(temp)) {
+      if (entry.path().filename().string().rfind(str("temper-measure-", getpid(), "-"), 0) == 0) own = entry.path();
+    }
+  }
+  saved ? setenv("TMPDIR", saved_value.c_str(), 1) : unsetenv("TMPDIR");
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(alive / "candidate.so"));
+  EXPECT_TRUE(fs::exists(unnamed / "candidate.so"));
+  EXPECT_FALSE(own.empty()) << "the builder's own directory is not named after its process";
+  EXPECT_FALSE(fs::exists(own));
+  fs::remove_all(temp);
 }
 
 TEST(Measure, AWorkloadTheWorkerCannotInstantiateIsAnInstantiationError) {

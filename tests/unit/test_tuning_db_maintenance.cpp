@@ -9,6 +9,7 @@
 
 #include "tuning_db/memory_database.h"
 #include "tuning_db/merge.h"
+#include "tuning_db/record_check.h"
 #include "tuning_db/sqlite_database.h"
 #include "tuning_db_test_util.h"
 
@@ -36,7 +37,7 @@ TuningRecord make_record(const WorkloadKey& workload, const TargetInfo& target, 
   TuningRecord r;
   r.workload = workload;
   r.target = target;
-  r.trace = {{"version", 1}, {"tag", tag}, {"padding", std::string(padding, 'x')}};
+  r.trace = {{"version", 1}, {"instructions", nlohmann::json::array()}, {"tag", tag}, {"padding", std::string(padding, 'x')}};
   r.config = {{"tile", tag}};
   if (std::isfinite(mean)) r.costs = {mean, mean};
   r.mean = mean;
@@ -248,6 +249,43 @@ TEST(AddNewRecords, SkipsMeasurementsAlreadyPresent) {
   EXPECT_EQ(result.added, 0);
   EXPECT_EQ(result.skipped, 5);
   EXPECT_EQ(db.size(), 5);
+}
+
+// What import and merge refuse to add: records that cannot be real measurements, one of
+// which, made up fast, a build would otherwise apply.
+TEST(AddNewRecords, RefusesImplausibleRecords) {
+  TuningRecord good = make_record(kMatmul, kLlvm, 1e-3, 1);
+  EXPECT_EQ(implausible_record(good), "");
+  TuningRecord too_fast = make_record(kMatmul, kLlvm, 1e-9, 2);  // 2 * 64^3 FLOPs in 1 ns: 524 TFLOP/s on 2 cores
+  TuningRecord mean_not_a_cost = make_record(kMatmul, kLlvm, 1e-3, 3);
+  mean_not_a_cost.costs = {2e-3, 3e-3};
+  TuningRecord negative_cost = make_record(kMatmul, kLlvm, 1e-3, 4);
+  negative_cost.costs = {-1e-3, 1e-3};
+  TuningRecord failed_with_time = make_record(kMatmul, kLlvm, 1e-3, 5, ErrorKind::RunTimeout);
+  TuningRecord wrong_op = make_record({"relu", kMatmul.workload}, kLlvm, 1e-3, 6);
+  TuningRecord bad_trace = make_record(kMatmul, kLlvm, 1e-3, 7);
+  bad_trace.trace = {{"version", 1}};
+  TuningRecord unknown_op = make_record({"oldop", "oldop:x=1"}, kLlvm, 1e-12, 8);  // nothing to check it against
+  TuningRecord gpu = make_record(kMatmul, kLlvm, 1e-9, 9);  // 524 TFLOP/s: within a GPU's bound
+  gpu.target.device = "NVIDIA H200 | 13.0 | sm_90";
+  EXPECT_NE(implausible_record(too_fast).find("is 524288 GFLOP/s, more than any CPU of 2 cores can do (3072 GFLOP/s)"),
+            std::string::npos)
+      << implausible_record(too_fast);
+  EXPECT_NE(implausible_record(mean_not_a_cost).find("is not among its costs"), std::string::npos);
+  EXPECT_NE(implausible_record(negative_cost).find("is not a time"), std::string::npos);
+  EXPECT_NE(implausible_record(failed_with_time).find("it failed (RunTimeout) but has a mean time"), std::string::npos);
+  EXPECT_NE(implausible_record(wrong_op).find("is of op matmul, not relu"), std::string::npos);
+  EXPECT_NE(implausible_record(bad_trace).find("its trace is not a schedule trace"), std::string::npos);
+  EXPECT_EQ(implausible_record(unknown_op), "");
+  EXPECT_EQ(implausible_record(gpu), "");
+
+  MemoryDatabase db;
+  MergeResult result =
+      add_new_records(db, {good, too_fast, mean_not_a_cost, negative_cost, failed_with_time, wrong_op, bad_trace});
+  EXPECT_EQ(result.added, 1);
+  ASSERT_EQ(result.refused.size(), 6u);
+  EXPECT_EQ(result.refused[0].rfind("record 2: its time, ", 0), 0u) << result.refused[0];
+  EXPECT_EQ(db.size(), 1);
 }
 
 }  // namespace

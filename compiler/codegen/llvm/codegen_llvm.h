@@ -37,6 +37,10 @@ struct LLVMCompileTimes {
 std::unique_ptr<Module> build_llvm(const std::vector<PrimFunc>& lowered, const Target& target,
                                    LLVMCompileTimes* times = nullptr);
 
+// UserError for an llvm target whose CPU or a feature LLVM does not know (what build_llvm
+// would throw), without compiling anything.
+void check_llvm_target(const Target& target);
+
 // Writes an object file (path ending in .o) or a shared library (.so, linked by the
 // system `cc`). load_shared_library() (runtime/shared_library_module.h) loads the latter.
 void export_llvm(const std::vector<PrimFunc>& lowered, const Target& target, const std::string& path);

@@ -9,6 +9,7 @@
 
 #include <mutex>
 
+#include "compiler/codegen/llvm/codegen_llvm.h"
 #include "compiler/codegen/llvm/host_cpu.h"
 #include "compiler/codegen/llvm/llvm_backend.h"
 #include "compiler/ir/error.h"
@@ -74,6 +75,10 @@ std::unique_ptr<llvm::TargetMachine> create_target_machine(const Target& target)
       triple, cpu.name, cpu.features, options, llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   TEMPER_CHECK(tm, "LLVM could not create a target machine for ", triple, " ", cpu.name);
   return tm;
+}
+
+void check_llvm_target(const Target& target) {
+  create_target_machine(target);
 }
 
 void optimize_module(llvm::Module& module, llvm::TargetMachine& tm) {
