@@ -327,7 +327,9 @@ int cmd_tune(const std::vector<std::string>& args) {
        "leave the op's weights (a conv's filters, a matmul's B) and outputs in the caches between timed calls; by "
        "default they are evicted before each call, as a model's run finds them")
       ("run-timeout", po::value(&runner_options.timeout_s)->default_value(10), "seconds per candidate's check and timing")
-      ("threads", po::value(&runner_options.threads)->default_value(0), "threads of parallel loops (0: one per core)");
+      ("threads", po::value(&runner_options.threads)->default_value(0), "threads of parallel loops (0: one per core)")
+      ("candidate-memory-mb", po::value(&runner_options.memory_limit_mb)->default_value(0),
+       "how much a CPU candidate may grow the measure worker's memory (0: half the machine's)");
   // clang-format on
   std::string workload_text;
   if (!parse_command_line(args, usage, desc, workload_text)) return 0;
@@ -349,6 +351,7 @@ int cmd_tune(const std::vector<std::string>& args) {
   at_least("--min-repeat-ms", runner_options.min_repeat_ms, 0);
   at_least("--cooldown-ms", runner_options.cooldown_ms, 0);
   at_least("--threads", runner_options.threads, 0);
+  at_least("--candidate-memory-mb", static_cast<double>(runner_options.memory_limit_mb), 0);
   if (seed < 0) throw UserError(str("--seed must be 0 or more, got ", seed));
   parse_strategy(model_flags.scheduler);  // a bad value fails before any work, whatever is tuned
   if (!(builder_options.timeout_s > 0)) throw UserError("--build-timeout must be positive");

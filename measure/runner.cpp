@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
@@ -85,6 +86,13 @@ Runner::Runner(RunnerOptions options) : options_(std::move(options)) {
     throw UserError(str("RunnerOptions::timeout_s must be positive, got ", options_.timeout_s));
   }
   if (options_.threads < 0) throw UserError(str("RunnerOptions::threads must be 0 or more, got ", options_.threads));
+  if (options_.memory_limit_mb < 0) {
+    throw UserError(str("RunnerOptions::memory_limit_mb must be 0 (half the memory) or more, got ",
+                        options_.memory_limit_mb));
+  }
+  if (options_.memory_limit_mb == 0) {
+    options_.memory_limit_mb = sysconf(_SC_PHYS_PAGES) / 2 * (sysconf(_SC_PAGESIZE) / 1024) / 1024;
+  }
   options_.worker_path = find_worker(options_.worker_path);
 }
 
@@ -137,6 +145,10 @@ MeasureResult Runner::run_one(const MeasureInput& input, const BuildArtifact& ar
   request.flush_cache = options_.flush_cache;
   request.cold_caches = options_.cold_caches;
   request.threads = options_.threads;
+  request.memory_limit_mb = options_.memory_limit_mb;
+  char token[17];
+  std::snprintf(token, sizeof token, "%016llx", static_cast<unsigned long long>(tokens_()));
+  request.token = token;
   std::string what = str(artifact.function_name, " (", artifact.library_path, ")");
 
   if (!worker_) worker_ = std::make_unique<Worker>(options_.worker_path);
@@ -146,7 +158,7 @@ MeasureResult Runner::run_one(const MeasureInput& input, const BuildArtifact& ar
   bool candidate_started = false;  // the worker said ready: the candidate's clock runs
   if (process.write_line(encode_request(request))) {
     status = process.read_line(line, kPrepareTimeoutSeconds);
-    if (status == ChildProcess::ReadStatus::Line && is_ready(line)) {
+    if (status == ChildProcess::ReadStatus::Line && is_ready(line, request.token)) {
       candidate_started = true;
       status = process.read_line(line, options_.timeout_s);
     }
@@ -156,9 +168,16 @@ MeasureResult Runner::run_one(const MeasureInput& input, const BuildArtifact& ar
     case ChildProcess::ReadStatus::Line:
       try {
         WorkerReply reply = decode_reply(line);
+        if (reply.token != request.token) {
+          // The candidate wrote into the reply channel (a forged time, or anything): the
+          // worker's own reply comes later, so the worker is out of step and replaced.
+          throw UserError(str("a line without this request's token, so written by the candidate into the "
+                              "worker's reply channel: ", line.substr(0, 200)));
+        }
         result.costs = std::move(reply.costs);
         result.error = reply.error;
         result.message = std::move(reply.message);
+        if (reply.restart) worker_.reset();
       } catch (const UserError& e) {
         // Out of step with the worker: start a fresh one for the next candidate.
         result.error = MeasureError::RuntimeError;

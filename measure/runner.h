@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,10 @@ struct RunnerOptions {
   bool cold_caches = true;
   double timeout_s = 10;     // per candidate: checking and all groups
   int threads = 0;           // threads of parallel loops in the worker (0: one per core)
+  // How much a CPU candidate may grow the worker's address space (RLIMIT_AS, set around
+  // its calls): one that allocates without end fails there instead of taking the
+  // machine's memory. 0: half of the machine's memory.
+  int64_t memory_limit_mb = 0;
   std::string worker_path;   // "" : $TEMPER_MEASURE_WORKER, else next to this executable, else the build tree's
 };
 
@@ -68,6 +73,7 @@ class Runner {
   MeasureResult run_one(const MeasureInput& input, const BuildArtifact& artifact);
   RunnerOptions options_;
   std::unique_ptr<Worker> worker_;
+  std::mt19937_64 tokens_{std::random_device{}()};  // each request's token (worker_protocol.h)
 };
 
 }  // namespace temper::measure

@@ -13,15 +13,30 @@
 // model's run finds them. A candidate that writes into its inputs is a wrong result,
 // and the inputs are restored from a pristine copy before the next one.
 //
+// A candidate runs inside this process, so it is fenced in: its calls may grow the address
+// space by the request's memory_limit_mb only (RLIMIT_AS, CPU targets; an allocation past
+// it fails there, and a worker whose memory grew by half the limit asks to be replaced);
+// a candidate that starts processes (fork) is a runtime error, the processes are killed
+// (this process is their subreaper, so their own children are found too), and a copy of
+// the worker that returns from the candidate in the child leaves at once, before it could
+// write a reply; every line this process writes carries the request's token, so a line the
+// candidate wrote into the reply channel is told apart by the runner. A candidate that
+// calls exit() ends the worker like a crash: the runner sees it and starts another.
+//
 // A GPU candidate's file is a DeviceProgram. The device of each target string is opened
 // once and kept (opening one takes a context, hundreds of milliseconds on CUDA); the
 // candidate's program and buffers are freed once it is measured.
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -88,6 +103,76 @@ TimingOptions timing_options(const WorkerRequest& request) {
   return options;
 }
 
+// This process's address space in bytes (/proc/self/statm's first field, in pages).
+int64_t address_space_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t pages = 0;
+  statm >> pages;
+  return pages * sysconf(_SC_PAGESIZE);
+}
+
+// Around a CPU candidate's calls: the soft RLIMIT_AS set to the address space now plus
+// the request's budget, and restored after. grew() says whether the address space grew
+// by more than half the budget meanwhile (memory the candidate kept).
+class AddressSpaceLimit {
+ public:
+  explicit AddressSpaceLimit(int64_t limit_mb) : budget_(limit_mb * (int64_t{1} << 20)) {
+    if (budget_ <= 0 || getrlimit(RLIMIT_AS, &saved_) != 0) {
+      budget_ = 0;
+      return;
+    }
+    start_ = address_space_bytes();
+    rlimit limited = saved_;
+    rlim_t wanted = static_cast<rlim_t>(start_ + budget_);
+    if (saved_.rlim_max == RLIM_INFINITY || wanted < saved_.rlim_max) limited.rlim_cur = wanted;
+    setrlimit(RLIMIT_AS, &limited);
+  }
+  ~AddressSpaceLimit() {
+    if (budget_ > 0) setrlimit(RLIMIT_AS, &saved_);
+  }
+  AddressSpaceLimit(const AddressSpaceLimit&) = delete;
+  AddressSpaceLimit& operator=(const AddressSpaceLimit&) = delete;
+  bool grew() const { return budget_ > 0 && address_space_bytes() - start_ > budget_ / 2; }
+
+ private:
+  int64_t budget_;
+  int64_t start_ = 0;
+  rlimit saved_{};
+};
+
+// The worker's process id, to tell the worker from a copy a candidate forked.
+pid_t worker_pid = 0;
+
+// Called right after each call of a candidate: a child it forked that returns here is
+// no worker, and leaves before it could write anything.
+void leave_if_forked_copy() {
+  if (getpid() != worker_pid) _exit(0);
+}
+
+// The processes a candidate left behind (forked, and their children, which this process
+// reaps as their subreaper): killed and reaped. Returns how many there were.
+int end_child_processes() {
+  int ended = 0;
+  while (true) {
+    int status = 0;
+    pid_t reaped = waitpid(-1, &status, WNOHANG);
+    if (reaped > 0) {
+      ++ended;
+      continue;
+    }
+    if (reaped < 0) return ended;  // ECHILD: none left
+    // Children still running: kill each that /proc lists, then reap them.
+    std::error_code error;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", error)) {
+      std::ifstream children(task.path() / "children");
+      pid_t child = 0;
+      while (children >> child) kill(child, SIGKILL);
+    }
+    reaped = waitpid(-1, &status, 0);
+    if (reaped > 0) ++ended;
+  }
+}
+
 void write_line(FILE* out, const std::string& line) {
   std::fputs(line.c_str(), out);
   std::fputc('\n', out);
@@ -98,17 +183,28 @@ class Worker {
  public:
   explicit Worker(FILE* out) : out_(out) {}
 
-  // Answers one request line: a ready line when the candidate is about to run, then the reply.
-  void handle(const std::string& line) { write_line(out_, encode_reply(answer(line))); }
-
- private:
-  WorkerReply answer(const std::string& line) {
+  // Answers one request line: a ready line when the candidate is about to run, then the
+  // reply, both with the request's token.
+  void handle(const std::string& line) {
     WorkerRequest request;
+    WorkerReply reply;
     try {
       request = decode_request(line);
+      reply = answer(request);
     } catch (const std::exception& e) {
-      return failure(MeasureError::RuntimeError, e.what());
+      reply = failure(MeasureError::RuntimeError, e.what());
     }
+    if (int forked = end_child_processes()) {
+      reply = failure(MeasureError::RuntimeError,
+                      str("the function started ", forked, forked == 1 ? " process" : " processes",
+                          " (fork), which a kernel may not; ", forked == 1 ? "it was" : "they were", " killed"));
+    }
+    reply.token = request.token;
+    write_line(out_, encode_reply(reply));
+  }
+
+ private:
+  WorkerReply answer(const WorkerRequest& request) {
     try {
       prepare(request.workload);
     } catch (const std::exception& e) {
@@ -121,15 +217,24 @@ class Worker {
     } catch (const std::exception& e) {  // a malformed target string, no driver, no such device
       return failure(MeasureError::RuntimeError, e.what());
     }
-    write_line(out_, encode_ready());
+    write_line(out_, encode_ready(request.token));
     WorkerReply reply;
     try {
-      reply = device ? run_on_gpu(request, device, current_->data) : run(request, *current_);
-    } catch (const std::exception& e) {
+      if (device) {
+        reply = run_on_gpu(request, device, current_->data);
+      } else {
+        AddressSpaceLimit limit(request.memory_limit_mb);
+        reply = run(request, *current_);
+        reply.restart = limit.grew();
+      }
+    } catch (const std::exception& e) {  // std::bad_alloc past the limit included
       reply = failure(MeasureError::RuntimeError, e.what());
     }
+    leave_if_forked_copy();
     if (std::optional<std::string> written = restore_inputs(*current_)) {
-      return failure(MeasureError::WrongResult, *written);
+      bool restart = reply.restart;
+      reply = failure(MeasureError::WrongResult, *written);
+      reply.restart = restart;
     }
     return reply;
   }
@@ -164,6 +269,7 @@ class Worker {
       data = &packed_data;
     }
     Comparison check = ops::run_and_check(f, *data);
+    leave_if_forked_copy();
     if (!check.ok()) return failure(MeasureError::WrongResult, check.message);
 
     // The packed array's shape depends on the candidate: its placement is its own.
@@ -177,7 +283,10 @@ class Worker {
       placement = own_placement.get();
     }
     std::vector<TemperTensor> args = placement->place(data->args(), rng_);
-    auto call = [&] { f(std::span<const TemperTensor>(args)); };
+    auto call = [&] {
+      f(std::span<const TemperTensor>(args));
+      leave_if_forked_copy();
+    };
     TimingResult timing;
     if (request.cold_caches) {
       std::vector<NDArray*> placed_from = data->args();
@@ -244,6 +353,9 @@ int main() {
   // A candidate that crashes is an expected event here: no core file for each one.
   rlimit no_core = {0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
+  temper::measure::worker_pid = getpid();
+  // Processes a candidate starts, and theirs, stay this process's children to be ended.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
   // Replies go to a private copy of stdout; fd 1 becomes stderr, so that whatever a
   // candidate prints cannot break a reply.
   int reply_fd = dup(STDOUT_FILENO);

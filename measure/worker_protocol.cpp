@@ -46,7 +46,9 @@ std::string encode_request(const WorkerRequest& r) {
                       {"cooldown_ms", r.cooldown_ms},
                       {"flush_cache", r.flush_cache},
                       {"cold_caches", r.cold_caches},
-                      {"threads", r.threads}};
+                      {"threads", r.threads},
+                      {"token", r.token},
+                      {"memory_limit_mb", r.memory_limit_mb}};
   if (!r.pack_function.empty()) {
     j["pack_function"] = r.pack_function;
     j["packed_input"] = r.packed_input;
@@ -69,6 +71,8 @@ WorkerRequest decode_request(const std::string& line) {
   r.flush_cache = field<bool>(j, "flush_cache", "request");
   r.cold_caches = field<bool>(j, "cold_caches", "request");
   r.threads = field<int>(j, "threads", "request");
+  r.token = field<std::string>(j, "token", "request");
+  r.memory_limit_mb = field<int64_t>(j, "memory_limit_mb", "request");
   if (j.contains("pack_function")) {
     r.pack_function = field<std::string>(j, "pack_function", "request");
     r.packed_input = field<int>(j, "packed_input", "request");
@@ -77,17 +81,18 @@ WorkerRequest decode_request(const std::string& line) {
   return r;
 }
 
-std::string encode_ready() {
-  return R"({"ready": true})";
+std::string encode_ready(const std::string& token) {
+  return nlohmann::json({{"ready", true}, {"token", token}}).dump();
 }
 
-bool is_ready(const std::string& line) {
+bool is_ready(const std::string& line, const std::string& token) {
   nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() && j.contains("ready");
+  return j.is_object() && j.contains("ready") && j.value("token", "") == token;
 }
 
 std::string encode_reply(const WorkerReply& r) {
-  nlohmann::json j = {{"costs", r.costs}, {"error", error_name(r.error)}, {"message", r.message}};
+  nlohmann::json j = {{"costs", r.costs},   {"error", error_name(r.error)}, {"message", r.message},
+                      {"token", r.token},   {"restart", r.restart}};
   // A message may quote bytes that are not UTF-8 (a loader's or the code's words).
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -98,6 +103,8 @@ WorkerReply decode_reply(const std::string& line) {
   r.costs = field<std::vector<double>>(j, "costs", "reply");
   r.error = parse_error_name(field<std::string>(j, "error", "reply"));
   r.message = field<std::string>(j, "message", "reply");
+  r.token = field<std::string>(j, "token", "reply");
+  r.restart = field<bool>(j, "restart", "reply");
   return r;
 }
 

@@ -6,11 +6,18 @@
 //   request  {"workload": "matmul:M=64,...", "target": "llvm -mcpu=native",
 //             "library": "/tmp/.../b0_c3.so", "function": "matmul",
 //             "number": 1, "repeat": 3, "min_repeat_ms": 0, "cooldown_ms": 0,
-//             "flush_cache": false, "cold_caches": true, "threads": 0}
+//             "flush_cache": false, "cold_caches": true, "threads": 0,
+//             "token": "9f0c...", "memory_limit_mb": 12000}
 //            (+ "pack_function": "conv2d_weight_pack", "packed_input": 1, "packed_shape": [...]
 //             for a candidate that reads an input packed once: MeasureInput::pack)
-//   ready    {"ready": true}
-//   reply    {"costs": [1.2e-05, ...], "error": "None", "message": ""}
+//   ready    {"ready": true, "token": "9f0c..."}
+//   reply    {"costs": [1.2e-05, ...], "error": "None", "message": "", "token": "9f0c...",
+//             "restart": false}
+//
+// The token is a random word the runner makes for each request and the worker echoes:
+// the candidate runs inside the worker and could write into its reply channel, and a line
+// without the request's token was written by the candidate, not the worker. "restart"
+// asks the runner for a fresh worker (the candidate left its memory grown).
 //
 // The ready line separates the worker's own work (the reference outputs of a big op take
 // seconds) from the candidate's, which alone the candidate's time-out covers. A request
@@ -49,19 +56,25 @@ struct WorkerRequest {
   bool flush_cache = false;
   bool cold_caches = false;  // RunnerOptions::cold_caches
   int threads = 0;  // 0: one per core
+  std::string token;  // echoed in the ready line and the reply
+  // How far a CPU candidate may grow the worker's address space (RLIMIT_AS); 0: no limit.
+  int64_t memory_limit_mb = 0;
 };
 
 struct WorkerReply {
   std::vector<double> costs;
   MeasureError error = MeasureError::None;
   std::string message;
+  std::string token;     // the request's
+  bool restart = false;  // the worker should be replaced before the next candidate
 };
 
 // One line each, without the newline.
 std::string encode_request(const WorkerRequest& request);
 WorkerRequest decode_request(const std::string& line);
-std::string encode_ready();
-bool is_ready(const std::string& line);
+std::string encode_ready(const std::string& token);
+// True for the ready line of the request with this token.
+bool is_ready(const std::string& line, const std::string& token);
 std::string encode_reply(const WorkerReply& reply);
 WorkerReply decode_reply(const std::string& line);
 

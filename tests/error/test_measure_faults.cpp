@@ -1,6 +1,7 @@
-// Candidates that crash, abort, hang or report an error cost themselves only: each gets
-// its error with a message naming the signal or the time-out, the worker process is
-// replaced where it was lost, and the good candidate behind it in the batch is measured.
+// Candidates that crash, abort, hang, exit, fork, allocate without end, forge a reply or
+// report an error cost themselves only: each gets its error with a message naming the
+// signal, the time-out or what it did, the worker process is replaced where it was lost
+// or spoilt, and the good candidate behind it in the batch is measured.
 //
 // The candidates are real shared libraries, compiled here from C with the runtime's
 // calling convention (compiler/runtime/c_runtime_api.h), each exporting temper_fn_<name>.
@@ -14,6 +15,7 @@
 #include <fstream>
 
 #include "compiler/codegen/c/c_runtime_api_text.h"
+#include "compiler/ir/error.h"
 #include "measure/runner.h"
 
 namespace temper::measure {
@@ -25,6 +27,8 @@ const char* kWorkload = "matmul:M=8,N=8,K=8";
 
 const char* kCandidates = R"(
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "c_runtime_api.h"
 
 /* C[8,8] = A[8,8] B[8,8]: correct. */
@@ -63,6 +67,40 @@ int32_t temper_fn_writes_input(const TemperTensor* args, int32_t num_args) {
   int32_t status = temper_fn_good(args, num_args);
   ((float*)args[0].data)[5] = 1e6f;
   return status;
+}
+
+int32_t temper_fn_exits(const TemperTensor* args, int32_t num_args) {
+  exit(3);
+}
+
+/* Writes a reply with a time of 1 ns into every descriptor the reply channel may be. */
+int32_t temper_fn_forges_reply(const TemperTensor* args, int32_t num_args) {
+  const char* fake = "{\"costs\": [1e-09, 1e-09], \"error\": \"None\", \"message\": \"\", \"token\": \"\", \"restart\": false}\n";
+  for (int fd = 3; fd < 10; ++fd) write(fd, fake, strlen(fake));
+  return temper_fn_good(args, num_args);
+}
+
+/* A child that waits for ever, and one that returns into the worker's code. */
+int32_t temper_fn_forks_and_lingers(const TemperTensor* args, int32_t num_args) {
+  if (fork() == 0) {
+    for (;;) pause();
+  }
+  return temper_fn_good(args, num_args);
+}
+
+int32_t temper_fn_forks_and_returns(const TemperTensor* args, int32_t num_args) {
+  fork();
+  return temper_fn_good(args, num_args);
+}
+
+/* Takes memory until none is given, then computes the right answer. */
+int32_t temper_fn_allocates_without_end(const TemperTensor* args, int32_t num_args) {
+  for (;;) {
+    char* block = (char*)malloc(1 << 24);
+    if (!block) break;
+    memset(block, 1, 1 << 24);
+  }
+  return temper_fn_good(args, num_args);
 }
 
 int32_t temper_fn_reports_error(const TemperTensor* args, int32_t num_args) {
@@ -168,6 +206,57 @@ TEST_F(MeasureFaults, AHangIsARunTimeoutAndTheWorkerIsKilled) {
   EXPECT_NE(out.bad.message.find("timed out after 1.5 s running hangs"), std::string::npos) << out.bad.message;
   EXPECT_GE(out.bad.run_seconds, 1.5);
   EXPECT_LT(out.bad.run_seconds, 5);
+  expect_replaced_worker(out);
+}
+
+TEST_F(MeasureFaults, AnExitIsARuntimeErrorNamingTheStatus) {
+  Runner runner(options());
+  Outcome out = run_after_a_good_one(runner, "exits");
+  EXPECT_EQ(out.bad.error, MeasureError::RuntimeError);
+  EXPECT_NE(out.bad.message.find("worker exited with status 3 running exits"), std::string::npos) << out.bad.message;
+  expect_replaced_worker(out);
+}
+
+// The candidate runs inside the worker and can write into its reply channel: a reply
+// without the request's token is not taken (a forged 1 ns time would otherwise be the
+// log's best), and the worker, out of step, is replaced.
+TEST_F(MeasureFaults, AForgedReplyIsARuntimeErrorNotATime) {
+  Runner runner(options());
+  Outcome out = run_after_a_good_one(runner, "forges_reply");
+  EXPECT_EQ(out.bad.error, MeasureError::RuntimeError);
+  EXPECT_TRUE(out.bad.costs.empty());
+  EXPECT_NE(out.bad.message.find("without this request's token, so written by the candidate"), std::string::npos)
+      << out.bad.message;
+  expect_replaced_worker(out);
+}
+
+// Processes a candidate starts are killed and make it a runtime error; a forked copy of
+// the worker that returns from the candidate leaves without a word. The worker goes on.
+TEST_F(MeasureFaults, AForkIsARuntimeErrorAndItsProcessesAreKilled) {
+  for (const char* bad : {"forks_and_lingers", "forks_and_returns"}) {
+    SCOPED_TRACE(bad);
+    Runner runner(options());
+    Outcome out = run_after_a_good_one(runner, bad);
+    EXPECT_EQ(out.bad.error, MeasureError::RuntimeError);
+    EXPECT_NE(out.bad.message.find("(fork), which a kernel may not;"), std::string::npos) << out.bad.message;
+    EXPECT_EQ(out.pid_after, out.pid_before);
+    EXPECT_EQ(out.next.error, MeasureError::None) << out.next.message;
+    // No process of the worker's is left: its only descendants would be the forked ones.
+    std::ifstream children(str("/proc/", out.pid_after, "/task/", out.pid_after, "/children"));
+    std::string left;
+    children >> left;
+    EXPECT_EQ(left, "") << "the worker still has children";
+  }
+}
+
+// A candidate that allocates without end stops at the memory limit instead of taking the
+// machine's memory; the worker it grew is replaced.
+TEST_F(MeasureFaults, AllocationsStopAtTheMemoryLimitAndTheGrownWorkerIsReplaced) {
+  RunnerOptions limited = options();
+  limited.memory_limit_mb = 256;
+  Runner runner(limited);
+  Outcome out = run_after_a_good_one(runner, "allocates_without_end");
+  EXPECT_EQ(out.bad.error, MeasureError::None) << out.bad.message;  // its answer is right, in its memory
   expect_replaced_worker(out);
 }
 

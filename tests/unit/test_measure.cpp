@@ -74,6 +74,8 @@ TEST(WorkerProtocol, RequestsAndRepliesRoundTripAsOneLine) {
   request.flush_cache = true;
   request.cold_caches = true;
   request.threads = 2;
+  request.token = "c0ffee";
+  request.memory_limit_mb = 512;
   std::string line = encode_request(request);
   EXPECT_EQ(line.find("pack_function"), std::string::npos) << "no pack: no pack fields";
   EXPECT_EQ(line.find('\n'), std::string::npos);
@@ -89,6 +91,8 @@ TEST(WorkerProtocol, RequestsAndRepliesRoundTripAsOneLine) {
   EXPECT_TRUE(back.flush_cache);
   EXPECT_TRUE(back.cold_caches);
   EXPECT_EQ(back.threads, 2);
+  EXPECT_EQ(back.token, "c0ffee");
+  EXPECT_EQ(back.memory_limit_mb, 512);
   EXPECT_TRUE(back.pack_function.empty());
   request.pack_function = "conv2d_weight_pack";
   request.packed_input = 1;
@@ -101,14 +105,19 @@ TEST(WorkerProtocol, RequestsAndRepliesRoundTripAsOneLine) {
   WorkerReply reply;
   reply.error = MeasureError::WrongResult;
   reply.message = "output 0: 3 of 4 elements differ\nsecond line";
+  reply.token = "c0ffee";
+  reply.restart = true;
   line = encode_reply(reply);
   EXPECT_EQ(line.find('\n'), std::string::npos);
   WorkerReply reply_back = decode_reply(line);
   EXPECT_EQ(reply_back.error, MeasureError::WrongResult);
   EXPECT_EQ(reply_back.message, reply.message);
+  EXPECT_EQ(reply_back.token, "c0ffee");
+  EXPECT_TRUE(reply_back.restart);
 
-  EXPECT_TRUE(is_ready(encode_ready()));
-  EXPECT_FALSE(is_ready(line));
+  EXPECT_TRUE(is_ready(encode_ready("c0ffee"), "c0ffee"));
+  EXPECT_FALSE(is_ready(encode_ready("beef"), "c0ffee"));  // another request's, or forged
+  EXPECT_FALSE(is_ready(line, "c0ffee"));
 
   EXPECT_THROW(decode_reply("{\"costs\": [], \"error\": \"Oops\", \"message\": \"\"}"), UserError);
   EXPECT_THROW(decode_request("{\"workload\": \"matmul:M=1,N=1,K=1\"}"), UserError);
