@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Temper needs, and only those that are missing.
-# Usage: scripts/install-deps.sh [--bench]
+# Usage: scripts/install-deps.sh [--bench | --fuzz]
 #   --bench  also the libraries the benchmarks compare against (oneDNN, OpenBLAS, OpenCV's dnn module)
 #            and what model_e2e's models and onnxruntime's venv need (PyTorch, torchvision, python3-venv).
+#   --fuzz   also clang 19 with its runtimes (libFuzzer, the sanitizers) and OpenMP, for scripts/fuzz.sh.
 set -euo pipefail
 
 packages=(
@@ -26,6 +27,9 @@ packages=(
 if [[ "${1:-}" == "--bench" ]]; then
   # model_e2e's models come from torchvision; onnxruntime goes into a venv (python3-venv).
   packages+=(libdnnl-dev libopenblas-dev libopencv-dnn-dev python3-torch python3-torchvision python3-venv)
+fi
+if [[ "${1:-}" == "--fuzz" ]]; then
+  packages+=(clang-19 libclang-rt-19-dev libomp-19-dev)
 fi
 
 missing=()

@@ -230,6 +230,31 @@ TEST(Measure, ACompilePastTheTimeOutIsAbandonedHarmlessly) {
   fs::remove_all(dir);
 }
 
+// A crash inside LLVM while compiling one candidate (forced here by
+// $TEMPER_TEST_CRASH_IN_LLVM) is that candidate's compile error: the tuning process, whose
+// threads compile, goes on, and so do the other candidates and later builds.
+TEST(Measure, ACrashInsideLLVMIsACompileErrorOfThatCandidate) {
+  MeasureInput crashing = default_candidate("matmul:M=16,N=16,K=16");
+  MeasureInput fine = default_candidate("conv2d:N=1,C=4,H=8,W=8,K=4,R=3,S=3,pad=1");
+  ASSERT_NE(crashing.func.name, fine.func.name);
+  setenv("TEMPER_TEST_CRASH_IN_LLVM", crashing.func.name.c_str(), 1);
+  std::vector<BuildArtifact> artifacts;
+  {
+    Builder builder({.n_parallel = 2, .timeout_s = 60, .work_dir = ""});
+    artifacts = builder.build({crashing, fine, crashing});
+  }
+  unsetenv("TEMPER_TEST_CRASH_IN_LLVM");
+  for (int i : {0, 2}) {
+    EXPECT_EQ(artifacts[i].error, MeasureError::CompileError);
+    EXPECT_NE(artifacts[i].message.find("LLVM crashed compiling " + crashing.func.name + " (signal 11, "),
+              std::string::npos)
+        << artifacts[i].message;
+  }
+  EXPECT_EQ(artifacts[1].error, MeasureError::None) << artifacts[1].message;
+  Builder again({.n_parallel = 1, .timeout_s = 60, .work_dir = ""});
+  EXPECT_EQ(again.build({crashing})[0].error, MeasureError::None);
+}
+
 // A job killed by SIGKILL leaves its work directory; the next builder removes it, and
 // leaves alone those of running processes and directories it did not name.
 TEST(Measure, ABuilderRemovesTheWorkDirectoriesOfDeadProcesses) {

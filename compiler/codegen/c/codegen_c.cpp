@@ -498,6 +498,33 @@ void CodeGenC::print_lane_loop(int lanes, const std::string& statement) {
 
 // ------------------------------------------------------------------ expressions
 
+// Before print_expr, whose generic lambda calls it: clang instantiates it only from there.
+template <NodeKind K>
+std::string CodeGenC::print_node(const BinaryNode<K>* op) {
+  DataType t = op->a.dtype().element_of();
+  std::string a = print_expr(op->a);
+  std::string b = print_expr(op->b);
+  auto infix = [&](const char* symbol) { return "(" + a + " " + symbol + " " + b + ")"; };
+  auto call = [&](const std::string& fn) { return fn + "(" + a + ", " + b + ")"; };
+  if constexpr (K == NodeKind::Add) return rounded(t, infix("+"));
+  if constexpr (K == NodeKind::Sub) return rounded(t, infix("-"));
+  if constexpr (K == NodeKind::Mul) return rounded(t, infix("*"));
+  if constexpr (K == NodeKind::Div) return rounded(t, infix("/"));
+  if constexpr (K == NodeKind::Mod) return rounded(t, infix("%"));
+  if constexpr (K == NodeKind::FloorDiv) return t.is_uint() ? rounded(t, infix("/")) : call(helper("floordiv", t));
+  if constexpr (K == NodeKind::FloorMod) return t.is_uint() ? rounded(t, infix("%")) : call(helper("floormod", t));
+  if constexpr (K == NodeKind::Min) return call(helper("min", t));
+  if constexpr (K == NodeKind::Max) return call(helper("max", t));
+  if constexpr (K == NodeKind::EQ) return infix("==");
+  if constexpr (K == NodeKind::NE) return infix("!=");
+  if constexpr (K == NodeKind::LT) return infix("<");
+  if constexpr (K == NodeKind::LE) return infix("<=");
+  if constexpr (K == NodeKind::GT) return infix(">");
+  if constexpr (K == NodeKind::GE) return infix(">=");
+  if constexpr (K == NodeKind::And) return infix("&&");
+  if constexpr (K == NodeKind::Or) return infix("||");
+}
+
 std::string CodeGenC::print_expr(const Expr& e) {
   TEMPER_CHECK(e.defined(), "undefined expression in ", func_name_);
   TEMPER_CHECK(e.dtype().is_scalar() || !lane_.empty(), "vector expression outside a lane loop in ", func_name_);
@@ -596,32 +623,6 @@ std::string CodeGenC::print_node(const CastNode* op) {
   std::string value = print_expr(op->value);
   if (to.is_bool()) return "(" + value + " != " + literal(from, int64_t{0}) + ")";
   return "((" + scalar_type(to) + ")" + value + ")";
-}
-
-template <NodeKind K>
-std::string CodeGenC::print_node(const BinaryNode<K>* op) {
-  DataType t = op->a.dtype().element_of();
-  std::string a = print_expr(op->a);
-  std::string b = print_expr(op->b);
-  auto infix = [&](const char* symbol) { return "(" + a + " " + symbol + " " + b + ")"; };
-  auto call = [&](const std::string& fn) { return fn + "(" + a + ", " + b + ")"; };
-  if constexpr (K == NodeKind::Add) return rounded(t, infix("+"));
-  if constexpr (K == NodeKind::Sub) return rounded(t, infix("-"));
-  if constexpr (K == NodeKind::Mul) return rounded(t, infix("*"));
-  if constexpr (K == NodeKind::Div) return rounded(t, infix("/"));
-  if constexpr (K == NodeKind::Mod) return rounded(t, infix("%"));
-  if constexpr (K == NodeKind::FloorDiv) return t.is_uint() ? rounded(t, infix("/")) : call(helper("floordiv", t));
-  if constexpr (K == NodeKind::FloorMod) return t.is_uint() ? rounded(t, infix("%")) : call(helper("floormod", t));
-  if constexpr (K == NodeKind::Min) return call(helper("min", t));
-  if constexpr (K == NodeKind::Max) return call(helper("max", t));
-  if constexpr (K == NodeKind::EQ) return infix("==");
-  if constexpr (K == NodeKind::NE) return infix("!=");
-  if constexpr (K == NodeKind::LT) return infix("<");
-  if constexpr (K == NodeKind::LE) return infix("<=");
-  if constexpr (K == NodeKind::GT) return infix(">");
-  if constexpr (K == NodeKind::GE) return infix(">=");
-  if constexpr (K == NodeKind::And) return infix("&&");
-  if constexpr (K == NodeKind::Or) return infix("||");
 }
 
 std::string CodeGenC::print_node(const NotNode* op) {

@@ -7,16 +7,24 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Support/CrashRecoveryContext.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <signal.h>
+#include <string.h>
+
 #include <chrono>
+#include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 
 #include "compiler/codegen/c/system_compiler.h"
 #include "compiler/codegen/llvm/llvm_backend.h"
+#include "compiler/ir/text.h"
 #include "compiler/runtime/module.h"
 #include "compiler/runtime/runtime_symbols.h"
 
@@ -31,6 +39,46 @@ double ms_since(Clock::time_point start) {
 
 std::string error_text(llvm::Error error) {
   return llvm::toString(std::move(error));
+}
+
+// $TEMPER_TEST_CRASH_IN_LLVM names a function whose compile crashes (a segfault), so that
+// tests can check what a crash inside LLVM costs.
+void crash_if_asked(const std::vector<PrimFunc>& lowered) {
+  const char* name = std::getenv("TEMPER_TEST_CRASH_IN_LLVM");
+  if (!name) return;
+  for (const PrimFunc& f : lowered) {
+    if (f.name == name) raise(SIGSEGV);
+  }
+}
+
+// Runs work (LLVM's part of compiling lowered) so that a crash inside LLVM -- a segfault
+// or a failed internal check in a pass, on code one candidate's schedule made -- is a
+// UserError for that module, not the end of the process: a tuning job compiles its
+// candidates on threads of its own. llvm::CrashRecoveryContext catches the signal (or
+// LLVM's fatal-error exit) on this thread and returns here; what the crashed code held is
+// leaked. An exception work throws passes through as it is.
+void recovering_llvm_crashes(const std::vector<PrimFunc>& lowered, const std::function<void()>& work) {
+  static std::once_flag enabled;
+  std::call_once(enabled, [] { llvm::CrashRecoveryContext::Enable(); });
+  std::exception_ptr thrown;
+  llvm::CrashRecoveryContext context;
+  bool finished = context.RunSafely([&] {
+    try {
+      crash_if_asked(lowered);
+      work();
+    } catch (...) {
+      thrown = std::current_exception();
+    }
+  });
+  if (thrown) std::rethrow_exception(thrown);
+  if (finished) return;
+  std::vector<std::string> names;
+  for (const PrimFunc& f : lowered) names.push_back(f.name);
+  int signal_number = context.RetCode - 128;
+  std::string how = signal_number > 0 && signal_number < NSIG ? str("signal ", signal_number, ", ", strsignal(signal_number))
+                                                              : str("exit status ", context.RetCode);
+  throw UserError(str("LLVM crashed compiling ", join(names, ", "), " (", how,
+                      "): a bug in LLVM, or in the code Temper made for this schedule; the process goes on without it"));
 }
 
 // An optimised module for target, in its own context.
@@ -133,24 +181,27 @@ std::shared_ptr<llvm::orc::LLJIT> create_jit(const Target& target, const llvm::D
 
 std::unique_ptr<Module> build_llvm(const std::vector<PrimFunc>& lowered, const Target& target,
                                    LLVMCompileTimes* times) {
-  OptimizedModule m = compile_to_llvm(lowered, target, true, times);
-  Clock::time_point start = Clock::now();
-  auto errors = std::make_shared<SessionErrors>();
-  std::shared_ptr<llvm::orc::LLJIT> jit = create_jit(target, m.module->getDataLayout(), errors);
-  llvm::orc::ThreadSafeModule module(std::move(m.module), std::move(m.context));
-  if (auto error = jit->addIRModule(std::move(module))) throw UserError("LLVM JIT: " + error_text(std::move(error)));
-  // Looking every function up compiles them now, so that errors (an unknown extern
-  // symbol) surface here and the time is measured.
+  std::shared_ptr<llvm::orc::LLJIT> jit;
   std::map<std::string, TemperPackedCFunc> functions;
-  for (const PrimFunc& f : lowered) {
-    auto address = jit->lookup(function_symbol(f.name));
-    if (!address) {
-      std::string error = error_text(address.takeError());
-      throw UserError(str("LLVM JIT, compiling ", f.name, ": ", errors->text(), " (", error, ")"));
+  recovering_llvm_crashes(lowered, [&] {
+    OptimizedModule m = compile_to_llvm(lowered, target, true, times);
+    Clock::time_point start = Clock::now();
+    auto errors = std::make_shared<SessionErrors>();
+    jit = create_jit(target, m.module->getDataLayout(), errors);
+    llvm::orc::ThreadSafeModule module(std::move(m.module), std::move(m.context));
+    if (auto error = jit->addIRModule(std::move(module))) throw UserError("LLVM JIT: " + error_text(std::move(error)));
+    // Looking every function up compiles them now, so that errors (an unknown extern
+    // symbol) surface here and the time is measured.
+    for (const PrimFunc& f : lowered) {
+      auto address = jit->lookup(function_symbol(f.name));
+      if (!address) {
+        std::string error = error_text(address.takeError());
+        throw UserError(str("LLVM JIT, compiling ", f.name, ": ", errors->text(), " (", error, ")"));
+      }
+      functions[f.name] = address->toPtr<TemperPackedCFunc>();
     }
-    functions[f.name] = address->toPtr<TemperPackedCFunc>();
-  }
-  if (times) times->jit_ms = ms_since(start);
+    if (times) times->jit_ms = ms_since(start);
+  });
   return std::make_unique<LLVMJITModule>(std::move(jit), std::move(functions));
 }
 
@@ -160,8 +211,11 @@ void export_llvm(const std::vector<PrimFunc>& lowered, const Target& target, con
   if (extension != ".o" && extension != ".so") {
     throw UserError(str("export_llvm writes an object file (.o) or a shared library (.so), not '", path, "'"));
   }
-  OptimizedModule m = compile_to_llvm(lowered, target, true, nullptr);
-  std::string object = machine_code(m, llvm::CodeGenFileType::ObjectFile);
+  std::string object;
+  recovering_llvm_crashes(lowered, [&] {
+    OptimizedModule m = compile_to_llvm(lowered, target, true, nullptr);
+    object = machine_code(m, llvm::CodeGenFileType::ObjectFile);
+  });
   std::filesystem::path object_path = extension == ".o" ? out : std::filesystem::path(path + ".tmp.o");
   {
     std::ofstream file(object_path, std::ios::binary);

@@ -577,19 +577,6 @@ class CodeGenLLVM {
 
   // ---------------------------------------------------------------- expressions
 
-  llvm::Value* emit_expr(const Expr& e) {
-    TEMPER_CHECK(e.defined(), "undefined expression in ", func_name_);
-    return dispatch(e.get(), [&](const auto* op) -> llvm::Value* {
-      using T = std::remove_cv_t<std::remove_pointer_t<decltype(op)>>;
-      if constexpr (std::is_base_of_v<ExprNode, T>) {
-        return emit(op);
-      } else {
-        TEMPER_CHECK(false, "statement in expression position");
-        return nullptr;
-      }
-    });
-  }
-
   llvm::Value* emit(const IntImmNode* op) {
     return llvm::ConstantInt::get(value_type(op->dtype), op->value, op->dtype.is_int());
   }
@@ -742,6 +729,21 @@ class CodeGenLLVM {
       }
     }
     return nullptr;
+  }
+
+  // After every emit overload, the BinaryNode template included: clang instantiates a
+  // member template the generic lambda calls only when it is defined before it.
+  llvm::Value* emit_expr(const Expr& e) {
+    TEMPER_CHECK(e.defined(), "undefined expression in ", func_name_);
+    return dispatch(e.get(), [&](const auto* op) -> llvm::Value* {
+      using T = std::remove_cv_t<std::remove_pointer_t<decltype(op)>>;
+      if constexpr (std::is_base_of_v<ExprNode, T>) {
+        return emit(op);
+      } else {
+        TEMPER_CHECK(false, "statement in expression position");
+        return nullptr;
+      }
+    });
   }
 
   llvm::Value* emit_extern(const CallNode* op) {
