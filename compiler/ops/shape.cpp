@@ -33,7 +33,11 @@ std::vector<Expr> shape_exprs(const Shape& shape, const std::string& op) {
 
 int64_t num_elements(const Shape& shape) {
   int64_t n = 1;
-  for (int64_t extent : shape) n *= extent;
+  for (int64_t extent : shape) {
+    if (__builtin_mul_overflow(n, extent, &n)) {
+      throw UserError(str("shape ", shape_str(shape), " has more elements than a 64-bit count holds"));
+    }
+  }
   return n;
 }
 

@@ -23,6 +23,7 @@ Shape static_shape(const te::Tensor& t, const std::string& op);
 // `op` if an extent is not positive or does not fit an int32 index.
 std::vector<Expr> shape_exprs(const Shape& shape, const std::string& op);
 
+// UserError when the count overflows int64 (a shape no memory holds).
 int64_t num_elements(const Shape& shape);
 
 // "2x3x4"; "[]" for a scalar.

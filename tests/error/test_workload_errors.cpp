@@ -22,6 +22,12 @@ std::string workload_error(const std::string& text) {
 
 #define EXPECT_CONTAINS(message, part) EXPECT_NE((message).find(part), std::string::npos) << (message)
 
+// Found by fuzz_workload: every extent fits an int32 index, their product no int64.
+TEST(WorkloadShapes, ElementCountsThatOverflowAreRefused) {
+  EXPECT_CONTAINS(workload_error("gelu:shape=6244x4x4x4204x10x04x1044x4x4x4204x1044x44"),
+                  "has more elements than a 64-bit count holds");
+}
+
 TEST(WorkloadSyntax, MissingColon) {
   std::string e = workload_error("matmul M=1");
   EXPECT_CONTAINS(e, "workload 'matmul M=1' has no ':' after the op name");
