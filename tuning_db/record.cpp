@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <type_traits>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -200,6 +201,16 @@ namespace {
 template <typename T>
 T field(const nlohmann::json& json, const char* key, const char* type) {
   if (!json.is_object() || !json.contains(key)) throw UserError(str("tuning record has no field '", key, "'"));
+  // nlohmann converts any number to an integer type, a float out of its range included
+  // (undefined behaviour): an integer field takes an integer that fits it, nothing else.
+  if constexpr (std::is_integral_v<T>) {
+    const nlohmann::json& value = json.at(key);
+    bool fits = value.is_number_integer() &&
+                (value.is_number_unsigned() ? value.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
+                                            : value.get<int64_t>() >= std::numeric_limits<T>::min() &&
+                                                  value.get<int64_t>() <= std::numeric_limits<T>::max());
+    if (!fits) throw UserError(str("tuning record field '", key, "' must be ", type, ", not ", value.dump()));
+  }
   try {
     return json.at(key).get<T>();
   } catch (const nlohmann::json::exception&) {

@@ -93,11 +93,11 @@ ExecutionPlan load_execution_plan(const std::string& plan_path, const std::strin
     throw UserError(str("model plan '", plan_path, "' is not valid JSON (truncated or damaged?): ", e.what(), "; ",
                         rebuild_hint()));
   }
-  if (!file.is_object() || file.value("format", "") != kFormat) {
+  if (!file.is_object() || !file.contains("format") || file["format"] != kFormat) {
     throw UserError(str("'", plan_path, "' is not a Temper model plan (no \"format\": \"", kFormat, "\")"));
   }
-  if (file.value("version", -1) != kVersion) {
-    throw UserError(str("model plan '", plan_path, "' has version ", file.value("version", -1),
+  if (!file.contains("version") || file["version"] != kVersion) {
+    throw UserError(str("model plan '", plan_path, "' has version ", file.contains("version") ? file["version"].dump() : "none",
                         "; this Temper reads version ", kVersion, ": ", rebuild_hint()));
   }
   std::string weights = read_file(weights_path, "model weights");

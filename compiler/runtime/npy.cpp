@@ -196,13 +196,14 @@ NDArray parse_npy(const std::string& bytes, const std::string& source) {
                         " is in Fortran (column-major) order; save it in C order: numpy.save(path, "
                         "numpy.ascontiguousarray(a))"));
   }
-  NDArray array = NDArray::empty(header.shape, dtype);
-  size_t data_bytes = static_cast<size_t>(array.nbytes());
+  // Checked before allocating: a header may declare far more than the file holds.
+  size_t data_bytes = static_cast<size_t>(elements) * static_cast<size_t>(dtype.bytes());
   size_t available = bytes.size() - prelude - header_length;
   if (available < data_bytes) {
     throw UserError(str(source, " is truncated: its header declares ", dtype.to_string(), shape_to_string(header.shape),
                         " (", data_bytes, " bytes of data) but ", available, " bytes follow"));
   }
+  NDArray array = NDArray::empty(header.shape, dtype);
   std::memcpy(array.data(), bytes.data() + prelude + header_length, data_bytes);
   return array;
 }
