@@ -135,7 +135,7 @@ std::unique_ptr<CostModel> load_cost_model(const std::string& path, int num_feat
   nlohmann::json file;
   try {
     file = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number too large
     throw UserError(str("cost model file '", path, "' is not valid JSON (truncated or damaged?): ", e.what()));
   }
   try {

@@ -89,7 +89,7 @@ ExecutionPlan load_execution_plan(const std::string& plan_path, const std::strin
   json file;
   try {
     file = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number too large
     throw UserError(str("model plan '", plan_path, "' is not valid JSON (truncated or damaged?): ", e.what(), "; ",
                         rebuild_hint()));
   }
