@@ -7,6 +7,7 @@
 #include "compiler/graph/execution_plan.h"
 #include "compiler/ir/error.h"
 #include "compiler/ir/text.h"
+#include "compiler/ops/shape.h"
 #include "compiler/runtime/file_io.h"
 
 namespace temper::graph {
@@ -43,6 +44,17 @@ PlannedArray::Kind parse_kind(const std::string& name) {
 
 std::string rebuild_hint() {
   return "rebuild the model with `temper build`";
+}
+
+// The first floating-point number anywhere in `value`, or null.
+const json* find_float(const json& value) {
+  if (value.is_number_float()) return &value;
+  if (value.is_structured()) {
+    for (const json& item : value) {
+      if (const json* found = find_float(item)) return found;
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -99,6 +111,12 @@ ExecutionPlan load_execution_plan(const std::string& plan_path, const std::strin
   if (!file.contains("version") || file["version"] != kVersion) {
     throw UserError(str("model plan '", plan_path, "' has version ", file.contains("version") ? file["version"].dump() : "none",
                         "; this Temper reads version ", kVersion, ": ", rebuild_hint()));
+  }
+  // A plan holds strings and integers only; a float where an integer belongs would be
+  // converted with undefined behaviour by nlohmann's get<int>.
+  if (const json* number = find_float(file)) {
+    throw UserError(str("model plan '", plan_path, "' is damaged: it holds the number ", number->dump(),
+                        " where only integers belong; ", rebuild_hint()));
   }
   std::string weights = read_file(weights_path, "model weights");
   ExecutionPlan plan;
@@ -166,8 +184,7 @@ ExecutionPlan load_execution_plan(const std::string& plan_path, const std::strin
           str("call of ", c.function, " has mismatched arguments"));
     for (size_t i = 0; i < c.args.size(); ++i) {
       check(valid(c.args[i]), str("call of ", c.function, " passes array ", c.args[i], ", which does not exist"));
-      int64_t elements = 1;
-      for (int64_t d : c.shapes[i]) elements *= d;
+      int64_t elements = ops::num_elements(c.shapes[i]);
       const PlannedArray& a = plan.arrays[c.args[i]];
       check(elements == a.type.size(), str("call of ", c.function, " views '", a.name, "' with another element count"));
       check(a.kind != PlannedArray::Kind::Intermediate ||

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "compiler/ir/error.h"
+#include "compiler/ops/shape.h"
 #include "compiler/ir/text.h"
 
 namespace temper::graph {
@@ -62,11 +63,7 @@ std::string format_attribute(const Attribute& a) {
 
 }  // namespace
 
-int64_t TensorType::size() const {
-  int64_t n = 1;
-  for (int64_t extent : shape) n *= extent;
-  return n;
-}
+int64_t TensorType::size() const { return ops::num_elements(shape); }
 
 std::string TensorType::to_string() const {
   if (!known()) return "?";

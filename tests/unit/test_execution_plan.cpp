@@ -412,6 +412,24 @@ TEST_F(ExportedModel, AnotherVersionOrAPlanTheLibraryDoesNotMatchIsRefused) {
   out_of_range.insert(at + 11, "9999, ");
   write_file_atomically(path, out_of_range, "plan");
   expect_user_error([&] { GraphExecutor::load(library_); }, {"is damaged", "input 9999 names no array"});
+
+  // A float where an integer belongs, too large for any integer type (found by fuzz_plan).
+  std::string fractional = plan;
+  at = fractional.find("\"inputs\": [");
+  ASSERT_NE(at, std::string::npos);
+  fractional.insert(at + 11, "9.06784e+56, ");
+  write_file_atomically(path, fractional, "plan");
+  expect_user_error([&] { GraphExecutor::load(library_); }, {"is damaged", "9.06784e+56", "only integers"});
+
+  // Shapes whose element count overflows int64.
+  std::string huge = plan;
+  at = huge.find("\"shapes\": [");
+  ASSERT_NE(at, std::string::npos);
+  at = huge.find('[', at + 11);  // the first argument's shape
+  ASSERT_NE(at, std::string::npos);
+  huge.insert(at + 1, "4611686018427387904, 4, ");
+  write_file_atomically(path, huge, "plan");
+  expect_user_error([&] { GraphExecutor::load(library_); }, {"more elements than a 64-bit count holds"});
 }
 
 }  // namespace
