@@ -1,12 +1,12 @@
-// The builder: lowers and compiles a batch of candidates in parallel, each into a file
-// the runner's worker process loads: a shared library for a CPU target, a DeviceProgram
-// (device code, PTX for CUDA, and the launches) for a GPU target. A candidate that fails to
-// compile, or takes longer than the time-out, gets its error (CompileError,
-// CompileTimeout; a GPU candidate over the device's limits, InstantiationError); the rest
-// of the batch is unaffected.
+// The builder: lowers and compiles a batch of candidates in parallel, each in a process of
+// its own (compile_process.h), into a file the runner's worker process loads: a shared
+// library for a CPU target, a DeviceProgram (device code, PTX for CUDA, and the launches)
+// for a GPU target. A candidate that fails to compile, crashes or exits its compile
+// process, or takes longer than the time-out (its process is killed), gets its error
+// (CompileError, CompileTimeout; a GPU candidate over the device's limits,
+// InstantiationError); the rest of the batch and the calling process are unaffected.
 #pragma once
 
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,8 +40,7 @@ class Builder {
   bool own_work_dir_ = false;
   int batch_ = 0;
   std::string prefix_;                                   // of this Builder's library names
-  std::vector<std::string> libraries_;                   // the last batch's
-  std::shared_ptr<struct AbandonedCompiles> abandoned_;  // timed-out compiles still running
+  std::vector<std::string> libraries_;  // the last batch's
 };
 
 }  // namespace temper::measure

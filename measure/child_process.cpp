@@ -57,7 +57,9 @@ void close_fd(int& fd) {
   _exit(127);
 }
 
-std::string describe_status(int status) {
+}  // namespace
+
+std::string describe_wait_status(int status) {
   if (WIFEXITED(status)) return str("exited with status ", WEXITSTATUS(status));
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
@@ -66,8 +68,6 @@ std::string describe_status(int status) {
   }
   return str("ended with wait status ", status);
 }
-
-}  // namespace
 
 ChildProcess::ChildProcess(const std::string& path, const std::vector<std::string>& args) {
   Pipe in = make_pipe();
@@ -214,7 +214,7 @@ std::string ChildProcess::wait_and_describe() {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   pid_ = -1;
-  return describe_status(status);
+  return describe_wait_status(status);
 }
 
 }  // namespace temper::measure

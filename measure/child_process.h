@@ -58,4 +58,8 @@ class ChildProcess {
   std::string stderr_tail_;
 };
 
+// How a process ended, from waitpid's status: "exited with status 3", "died with SIGSEGV
+// (Segmentation fault)".
+std::string describe_wait_status(int status);
+
 }  // namespace temper::measure

@@ -6,10 +6,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 #include "compiler/ir/error.h"
 #include "measure/child_process.h"
@@ -93,6 +95,14 @@ Runner::Runner(RunnerOptions options) : options_(std::move(options)) {
   if (options_.memory_limit_mb == 0) {
     options_.memory_limit_mb = sysconf(_SC_PHYS_PAGES) / 2 * (sysconf(_SC_PAGESIZE) / 1024) / 1024;
   }
+  if (options_.cpu_time_limit_s < 0) {
+    throw UserError(str("RunnerOptions::cpu_time_limit_s must be 0 (timeout_s on every thread) or more, got ",
+                        options_.cpu_time_limit_s));
+  }
+  if (options_.cpu_time_limit_s == 0) {
+    int threads = options_.threads > 0 ? options_.threads : static_cast<int>(std::thread::hardware_concurrency());
+    options_.cpu_time_limit_s = options_.timeout_s * std::max(threads, 1) + 1;
+  }
   options_.worker_path = find_worker(options_.worker_path);
 }
 
@@ -146,6 +156,7 @@ MeasureResult Runner::run_one(const MeasureInput& input, const BuildArtifact& ar
   request.cold_caches = options_.cold_caches;
   request.threads = options_.threads;
   request.memory_limit_mb = options_.memory_limit_mb;
+  request.cpu_time_limit_s = options_.cpu_time_limit_s;
   char token[17];
   std::snprintf(token, sizeof token, "%016llx", static_cast<unsigned long long>(tokens_()));
   request.token = token;
@@ -197,6 +208,9 @@ MeasureResult Runner::run_one(const MeasureInput& input, const BuildArtifact& ar
       break;
     case ChildProcess::ReadStatus::Closed: {
       std::string how = process.wait_and_describe();
+      if (how.find("SIGXCPU") != std::string::npos) {
+        how += str(": the candidate used more than its CPU-time limit of ", options_.cpu_time_limit_s, " s");
+      }
       result.error = MeasureError::RuntimeError;
       result.message = with_stderr(str("the measure worker ", how, " running ", what), process.take_stderr_tail());
       worker_.reset();

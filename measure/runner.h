@@ -51,6 +51,10 @@ struct RunnerOptions {
   // its calls): one that allocates without end fails there instead of taking the
   // machine's memory. 0: half of the machine's memory.
   int64_t memory_limit_mb = 0;
+  // The CPU time a candidate's calls may take (RLIMIT_CPU, set around them; the worker
+  // dies with SIGXCPU past it): a backstop to timeout_s, which the runner enforces and so
+  // cannot while it is stopped. 0: timeout_s on every thread, plus a second.
+  double cpu_time_limit_s = 0;
   std::string worker_path;   // "" : $TEMPER_MEASURE_WORKER, else next to this executable, else the build tree's
 };
 

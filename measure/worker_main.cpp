@@ -15,7 +15,8 @@
 //
 // A candidate runs inside this process, so it is fenced in: its calls may grow the address
 // space by the request's memory_limit_mb only (RLIMIT_AS, CPU targets; an allocation past
-// it fails there, and a worker whose memory grew by half the limit asks to be replaced);
+// it fails there, and a worker whose memory grew by half the limit asks to be replaced)
+// and take cpu_time_limit_s of CPU time (RLIMIT_CPU: past it this process dies of SIGXCPU);
 // a candidate that starts processes (fork) is a runtime error, the processes are killed
 // (this process is their subreaper, so their own children are found too), and a copy of
 // the worker that returns from the candidate in the child leaves at once, before it could
@@ -33,6 +34,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -110,6 +112,32 @@ int64_t address_space_bytes() {
   statm >> pages;
   return pages * sysconf(_SC_PAGESIZE);
 }
+
+// Around a candidate's calls: the soft RLIMIT_CPU set to the CPU time this process has
+// used plus the request's budget (whole seconds, rounded up), and restored after.
+class CpuTimeLimit {
+ public:
+  explicit CpuTimeLimit(double limit_s) {
+    if (!(limit_s > 0) || getrlimit(RLIMIT_CPU, &saved_) != 0) return;
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    double used = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                  static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+    rlimit limited = saved_;
+    rlim_t wanted = static_cast<rlim_t>(std::ceil(used + limit_s));
+    if (saved_.rlim_max == RLIM_INFINITY || wanted < saved_.rlim_max) limited.rlim_cur = wanted;
+    active_ = setrlimit(RLIMIT_CPU, &limited) == 0;
+  }
+  ~CpuTimeLimit() {
+    if (active_) setrlimit(RLIMIT_CPU, &saved_);
+  }
+  CpuTimeLimit(const CpuTimeLimit&) = delete;
+  CpuTimeLimit& operator=(const CpuTimeLimit&) = delete;
+
+ private:
+  bool active_ = false;
+  rlimit saved_{};
+};
 
 // Around a CPU candidate's calls: the soft RLIMIT_AS set to the address space now plus
 // the request's budget, and restored after. grew() says whether the address space grew
@@ -220,6 +248,7 @@ class Worker {
     write_line(out_, encode_ready(request.token));
     WorkerReply reply;
     try {
+      CpuTimeLimit cpu_limit(request.cpu_time_limit_s);
       if (device) {
         reply = run_on_gpu(request, device, current_->data);
       } else {

@@ -48,7 +48,8 @@ std::string encode_request(const WorkerRequest& r) {
                       {"cold_caches", r.cold_caches},
                       {"threads", r.threads},
                       {"token", r.token},
-                      {"memory_limit_mb", r.memory_limit_mb}};
+                      {"memory_limit_mb", r.memory_limit_mb},
+                      {"cpu_time_limit_s", r.cpu_time_limit_s}};
   if (!r.pack_function.empty()) {
     j["pack_function"] = r.pack_function;
     j["packed_input"] = r.packed_input;
@@ -73,6 +74,7 @@ WorkerRequest decode_request(const std::string& line) {
   r.threads = field<int>(j, "threads", "request");
   r.token = field<std::string>(j, "token", "request");
   r.memory_limit_mb = field<int64_t>(j, "memory_limit_mb", "request");
+  r.cpu_time_limit_s = field<double>(j, "cpu_time_limit_s", "request");
   if (j.contains("pack_function")) {
     r.pack_function = field<std::string>(j, "pack_function", "request");
     r.packed_input = field<int>(j, "packed_input", "request");

@@ -59,6 +59,8 @@ struct WorkerRequest {
   std::string token;  // echoed in the ready line and the reply
   // How far a CPU candidate may grow the worker's address space (RLIMIT_AS); 0: no limit.
   int64_t memory_limit_mb = 0;
+  // How much CPU time a candidate's calls may take (RLIMIT_CPU); 0: no limit.
+  double cpu_time_limit_s = 0;
 };
 
 struct WorkerReply {

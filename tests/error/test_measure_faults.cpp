@@ -128,7 +128,7 @@ class MeasureFaults : public ::testing::Test {
 
   static MeasureInput input() {
     ops::Workload workload = ops::Workload::parse(kWorkload);
-    return {workload, Target::parse("llvm"), ops::instantiate(workload).func};
+    return {workload, Target::parse("llvm"), ops::instantiate(workload).func, std::nullopt, -1};
   }
   static BuildArtifact artifact(const std::string& function) {
     BuildArtifact a;
@@ -247,6 +247,21 @@ TEST_F(MeasureFaults, AForkIsARuntimeErrorAndItsProcessesAreKilled) {
     children >> left;
     EXPECT_EQ(left, "") << "the worker still has children";
   }
+}
+
+// A candidate that spins while the runner's time-out is far away dies at its CPU-time
+// limit, which holds even when the runner cannot enforce its time-out.
+TEST_F(MeasureFaults, ASpinPastTheCpuTimeLimitIsARuntimeErrorSayingSo) {
+  RunnerOptions limited = options();
+  limited.timeout_s = 60;
+  limited.cpu_time_limit_s = 1;
+  Runner runner(limited);
+  Outcome out = run_after_a_good_one(runner, "hangs");
+  EXPECT_EQ(out.bad.error, MeasureError::RuntimeError);
+  EXPECT_NE(out.bad.message.find("died with SIGXCPU"), std::string::npos) << out.bad.message;
+  EXPECT_NE(out.bad.message.find("more than its CPU-time limit of 1 s"), std::string::npos) << out.bad.message;
+  EXPECT_LT(out.bad.run_seconds, 30);
+  expect_replaced_worker(out);
 }
 
 // A candidate that allocates without end stops at the memory limit instead of taking the

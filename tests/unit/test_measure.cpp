@@ -33,7 +33,7 @@ const Target kNative = Target::parse("llvm -mcpu=native");
 MeasureInput default_candidate(const std::string& workload_text, const Target& target = kNative) {
   ops::Workload workload = ops::Workload::parse(workload_text);
   ops::OpInstance op = ops::instantiate(workload);
-  return {workload, target, ops::schedule_cpu_default(op, target).func()};
+  return {workload, target, ops::schedule_cpu_default(op, target).func(), std::nullopt, -1};
 }
 
 RunnerOptions quick_runner() {
@@ -76,6 +76,7 @@ TEST(WorkerProtocol, RequestsAndRepliesRoundTripAsOneLine) {
   request.threads = 2;
   request.token = "c0ffee";
   request.memory_limit_mb = 512;
+  request.cpu_time_limit_s = 21.5;
   std::string line = encode_request(request);
   EXPECT_EQ(line.find("pack_function"), std::string::npos) << "no pack: no pack fields";
   EXPECT_EQ(line.find('\n'), std::string::npos);
@@ -93,6 +94,7 @@ TEST(WorkerProtocol, RequestsAndRepliesRoundTripAsOneLine) {
   EXPECT_EQ(back.threads, 2);
   EXPECT_EQ(back.token, "c0ffee");
   EXPECT_EQ(back.memory_limit_mb, 512);
+  EXPECT_EQ(back.cpu_time_limit_s, 21.5);
   EXPECT_TRUE(back.pack_function.empty());
   request.pack_function = "conv2d_weight_pack";
   request.packed_input = 1;
@@ -210,9 +212,9 @@ TEST(Measure, CompileErrorsAreReportedAndNotRun) {
   EXPECT_EQ(results[2].error, MeasureError::None) << results[2].message;
 }
 
-// A compile past the time-out is abandoned: its result and its library are dropped when
-// it finishes, and the candidates behind it are compiled by another thread.
-TEST(Measure, ACompilePastTheTimeOutIsAbandonedHarmlessly) {
+// A compile past the time-out is killed with its process: its library is not left
+// behind, and the candidates behind it are compiled (here: time out) in turn.
+TEST(Measure, ACompilePastTheTimeOutIsKilled) {
   fs::path dir = fs::temp_directory_path() / ("temper_test_measure_" + std::to_string(getpid()));
   fs::remove_all(dir);
   {
@@ -222,11 +224,14 @@ TEST(Measure, ACompilePastTheTimeOutIsAbandonedHarmlessly) {
     std::vector<BuildArtifact> artifacts = builder.build(inputs);
     for (const BuildArtifact& a : artifacts) {
       EXPECT_EQ(a.error, MeasureError::CompileTimeout);
-      EXPECT_NE(a.message.find("longer than the time-out of 0.001 s"), std::string::npos) << a.message;
+      EXPECT_NE(a.message.find("longer than the time-out of 0.001 s; its compile process was killed"),
+                std::string::npos)
+          << a.message;
       EXPECT_TRUE(a.library_path.empty());
+      EXPECT_LT(a.compile_seconds, 5);
     }
-  }  // waits for the abandoned compiles
-  EXPECT_TRUE(fs::is_empty(dir)) << "an abandoned compile left its library behind";
+    EXPECT_TRUE(fs::is_empty(dir)) << "a killed compile left its library behind";
+  }
   fs::remove_all(dir);
 }
 
@@ -253,6 +258,30 @@ TEST(Measure, ACrashInsideLLVMIsACompileErrorOfThatCandidate) {
   EXPECT_EQ(artifacts[1].error, MeasureError::None) << artifacts[1].message;
   Builder again({.n_parallel = 1, .timeout_s = 60, .work_dir = ""});
   EXPECT_EQ(again.build({crashing})[0].error, MeasureError::None);
+}
+
+// A compile that ends its process (exit(), or a crash LLVM's recovery does not catch) is
+// that candidate's compile error: each candidate compiles in a process of its own.
+TEST(Measure, ACompileThatEndsItsProcessIsACompileErrorOfThatCandidate) {
+  MeasureInput exiting = default_candidate("matmul:M=16,N=16,K=16");
+  MeasureInput fine = default_candidate("conv2d:N=1,C=4,H=8,W=8,K=4,R=3,S=3,pad=1");
+  setenv("TEMPER_TEST_CRASH_IN_LLVM", (exiting.func.name + ":exit").c_str(), 1);
+  std::vector<BuildArtifact> artifacts;
+  {
+    Builder builder({.n_parallel = 2, .timeout_s = 60, .work_dir = ""});
+    artifacts = builder.build({exiting, fine, exiting});
+    EXPECT_TRUE(fs::exists(artifacts[1].library_path));
+  }
+  unsetenv("TEMPER_TEST_CRASH_IN_LLVM");
+  for (int i : {0, 2}) {
+    EXPECT_EQ(artifacts[i].error, MeasureError::CompileError);
+    EXPECT_NE(artifacts[i].message.find("the process compiling " + exiting.func.name +
+                                        " exited with status 70 before it answered"),
+              std::string::npos)
+        << artifacts[i].message;
+    EXPECT_TRUE(artifacts[i].library_path.empty());
+  }
+  EXPECT_EQ(artifacts[1].error, MeasureError::None) << artifacts[1].message;
 }
 
 // A job killed by SIGKILL leaves its work directory; the next builder removes it, and
@@ -314,7 +343,7 @@ TEST(Measure, TheTimeOutCoversTheCandidateNotTheWorkersPreparation) {
   // time-out, which holds on a busy machine too.
   auto task =
       schedule_space::Task::create(ops::Workload::parse("conv2d:N=1,C=256,H=28,W=28,K=256,R=3,S=3,pad=1"), kNative);
-  MeasureInput candidate{task->workload(), kNative, task->apply(task->default_config()).func()};
+  MeasureInput candidate{task->workload(), kNative, task->apply(task->default_config()).func(), std::nullopt, -1};
   MeasureResult r = build_and_run(candidate, options);
   EXPECT_EQ(r.error, MeasureError::None) << r.message;
   EXPECT_GT(r.run_seconds, options.timeout_s) << "the reference was quick: the test shows nothing";

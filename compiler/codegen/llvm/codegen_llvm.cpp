@@ -11,6 +11,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <signal.h>
+#include <unistd.h>
 #include <string.h>
 
 #include <chrono>
@@ -41,13 +42,19 @@ std::string error_text(llvm::Error error) {
   return llvm::toString(std::move(error));
 }
 
-// $TEMPER_TEST_CRASH_IN_LLVM names a function whose compile crashes (a segfault), so that
-// tests can check what a crash inside LLVM costs.
+// $TEMPER_TEST_CRASH_IN_LLVM names a function whose compile crashes (a segfault), or, as
+// NAME:exit, ends the process (_exit(70), which no recovery catches), so that tests can
+// check what a crash inside LLVM costs.
 void crash_if_asked(const std::vector<PrimFunc>& lowered) {
-  const char* name = std::getenv("TEMPER_TEST_CRASH_IN_LLVM");
-  if (!name) return;
+  const char* asked = std::getenv("TEMPER_TEST_CRASH_IN_LLVM");
+  if (!asked) return;
+  std::string name = asked;
+  bool exit = name.size() > 5 && name.ends_with(":exit");
+  if (exit) name.resize(name.size() - 5);
   for (const PrimFunc& f : lowered) {
-    if (f.name == name) raise(SIGSEGV);
+    if (f.name != name) continue;
+    if (exit) _exit(70);
+    raise(SIGSEGV);
   }
 }
 
