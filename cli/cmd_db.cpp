@@ -23,6 +23,7 @@
 #include "compiler/ir/text.h"
 #include "compiler/ops/workload.h"
 #include "compiler/target/target.h"
+#include "search/record_replay_check.h"
 #include "tuning_db/json_lines.h"
 #include "tuning_db/memory_database.h"
 #include "tuning_db/merge.h"
@@ -375,7 +376,8 @@ void print_merge_result(const tuning_db::MergeResult& result, const std::string&
   if (result.refused.empty()) return;
   constexpr size_t kNamed = 5;
   std::cerr << "warning: refused " << plural(static_cast<int64_t>(result.refused.size()), "record")
-            << " that are not plausible measurements (a build would apply a made-up fast one):\n";
+            << " (not plausible measurements, which a build would apply, or schedules that no longer replay on "
+               "their workload, which it would skip):\n";
   for (size_t i = 0; i < std::min(kNamed, result.refused.size()); ++i) std::cerr << "  " << result.refused[i] << "\n";
   if (result.refused.size() > kNamed) std::cerr << "  and " << result.refused.size() - kNamed << " more\n";
 }
@@ -397,7 +399,7 @@ int db_import(const std::vector<std::string>& args) {
     std::cout << "read " << plural(count, "record") << " from " << input << "\n";
   }
   SQLiteDatabase db(db_path, OpenMode::Create);
-  print_merge_result(tuning_db::add_new_records(db, staged.all_records()), db_path);
+  print_merge_result(tuning_db::add_new_records(db, staged.all_records(), search::RecordReplayCheck()), db_path);
   return 0;
 }
 
@@ -422,7 +424,7 @@ int db_merge(const std::vector<std::string>& args) {
     records.insert(records.end(), read.begin(), read.end());
   }
   SQLiteDatabase db(db_path, OpenMode::Create);
-  print_merge_result(tuning_db::add_new_records(db, records), db_path);
+  print_merge_result(tuning_db::add_new_records(db, records, search::RecordReplayCheck()), db_path);
   return 0;
 }
 

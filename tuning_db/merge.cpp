@@ -25,23 +25,26 @@ bool same_measurement(const TuningRecord& a, const TuningRecord& b) {
   return measurement_key(a) == measurement_key(b);
 }
 
-MergeResult add_new_records(Database& into, const std::vector<TuningRecord>& records) {
+MergeResult add_new_records(Database& into, const std::vector<TuningRecord>& records, const RecordCheck& also) {
   std::unordered_set<std::string> present;
   for (const TuningRecord& record : into.all_records()) present.insert(measurement_key(record));
   MergeResult result;
   std::vector<TuningRecord> fresh;
   for (size_t i = 0; i < records.size(); ++i) {
     const TuningRecord& record = records[i];
+    std::string key = measurement_key(record);
+    if (present.count(key)) {
+      ++result.skipped;
+      continue;
+    }
     std::string why = implausible_record(record);
+    if (why.empty() && also) why = also(record);
     if (!why.empty()) {
       result.refused.push_back(str("record ", i + 1, ": ", why));
       continue;
     }
-    if (present.insert(measurement_key(record)).second) {
-      fresh.push_back(record);
-    } else {
-      ++result.skipped;
-    }
+    present.insert(std::move(key));
+    fresh.push_back(record);
   }
   into.commit_records(fresh);
   result.added = static_cast<int64_t>(fresh.size());

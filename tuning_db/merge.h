@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,9 +27,14 @@ struct MergeResult {
 
 bool same_measurement(const TuningRecord& a, const TuningRecord& b);
 
+// Why a record should not be added (a check this library cannot make itself, such as
+// replaying its schedule: search/record_replay_check.h), or "".
+using RecordCheck = std::function<std::string(const TuningRecord&)>;
+
 // Commits, in one transaction and in the order given, the records that are plausible
-// measurements (implausible_record) and not the same measurement as one already in
-// `into` or one before them in `records`.
-MergeResult add_new_records(Database& into, const std::vector<TuningRecord>& records);
+// measurements (implausible_record), pass also (when given), and are not the same
+// measurement as one already in `into` or one before them in `records`. Records already
+// there are skipped before they are checked.
+MergeResult add_new_records(Database& into, const std::vector<TuningRecord>& records, const RecordCheck& also = {});
 
 }  // namespace temper::tuning_db
