@@ -42,7 +42,7 @@
 #include <vector>
 
 #include "benchmarks/bench_common.h"
-#include "benchmarks/fma_peak.h"
+#include "measure/fma_peak.h"
 #include "benchmarks/onnxruntime_process.h"
 #include "compiler/graph/executor.h"
 #include "compiler/graph/onnx_import.h"
@@ -320,7 +320,7 @@ std::string ratio_cell(const Ratios& r) {
   return text;
 }
 
-void print_table(const std::vector<ModelResult>& results, const FmaPeak& peak) {
+void print_table(const std::vector<ModelResult>& results, const measure::FmaPeak& peak) {
   std::printf(
       "\nmedian latency per inference (ms); temper/ort = Temper's latency over onnxruntime's in the same round, the "
       "median over the rounds and (the quartiles) (<1: Temper is faster); %%peak = the model's GFLOP per second as a "
@@ -404,7 +404,7 @@ int main(int argc, char** argv) {
         target.to_string().c_str(), temper_get_num_threads(), CV_VERSION, cv::getNumThreads(),
         std::getenv("OPENCV_PARALLEL_BACKEND"));
     bench::wait_for_idle_cpu();
-    bench::FmaPeak peak = bench::measure_fma_peak(threads);
+    measure::FmaPeak peak = measure::measure_fma_peak(threads);
     std::printf("fp32 FMA peak on %d threads: %.0f GFLOP/s (%d-bit vectors, independent vfmadd231ps chains)\n", threads,
                 peak.gflops, peak.vector_bits);
     std::vector<bench::ModelResult> results;

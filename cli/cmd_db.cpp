@@ -14,6 +14,7 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -23,10 +24,12 @@
 #include "compiler/ir/text.h"
 #include "compiler/ops/workload.h"
 #include "compiler/target/target.h"
+#include "measure/fma_peak.h"
 #include "search/record_replay_check.h"
 #include "tuning_db/json_lines.h"
 #include "tuning_db/memory_database.h"
 #include "tuning_db/merge.h"
+#include "tuning_db/record_check.h"
 #include "tuning_db/schedule_ranking.h"
 #include "tuning_db/sqlite_database.h"
 
@@ -370,6 +373,23 @@ int db_export(const std::vector<std::string>& args) {
   return 0;
 }
 
+// What import and merge check beyond a record's plausibility on any machine: a record of
+// this machine against its measured FMA peak (measured once, when the first such record
+// comes), and that each record's schedule still replays.
+tuning_db::RecordCheck import_check() {
+  auto here = std::make_shared<tuning_db::TargetInfo>(tuning_db::host_target_info(Target::parse("llvm")));
+  auto peak_flops = std::make_shared<double>(-1);
+  auto replays = std::make_shared<search::RecordReplayCheck>();
+  return [here, peak_flops, replays](const tuning_db::TuningRecord& record) {
+    if (record.is_valid() && record.target.device.empty() && tuning_db::same_machine(record.target, *here)) {
+      if (*peak_flops < 0) *peak_flops = measure::measure_fma_peak(std::max(1, here->cores)).gflops * 1e9;
+      std::string why = tuning_db::faster_than_this_machine(record, *here, *peak_flops);
+      if (!why.empty()) return why;
+    }
+    return (*replays)(record);
+  };
+}
+
 void print_merge_result(const tuning_db::MergeResult& result, const std::string& db_path) {
   std::cout << "added " << plural(result.added, "record") << " to " << db_path << ", skipped " << result.skipped
             << " already present\n";
@@ -399,7 +419,7 @@ int db_import(const std::vector<std::string>& args) {
     std::cout << "read " << plural(count, "record") << " from " << input << "\n";
   }
   SQLiteDatabase db(db_path, OpenMode::Create);
-  print_merge_result(tuning_db::add_new_records(db, staged.all_records(), search::RecordReplayCheck()), db_path);
+  print_merge_result(tuning_db::add_new_records(db, staged.all_records(), import_check()), db_path);
   return 0;
 }
 
@@ -424,7 +444,7 @@ int db_merge(const std::vector<std::string>& args) {
     records.insert(records.end(), read.begin(), read.end());
   }
   SQLiteDatabase db(db_path, OpenMode::Create);
-  print_merge_result(tuning_db::add_new_records(db, records, search::RecordReplayCheck()), db_path);
+  print_merge_result(tuning_db::add_new_records(db, records, import_check()), db_path);
   return 0;
 }
 

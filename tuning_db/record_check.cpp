@@ -11,8 +11,10 @@
 namespace temper::tuning_db {
 namespace {
 
-// 2 FMA pipes x 16 float lanes x 2 FLOPs x 6 GHz, and 4x for FLOPs credited but not done.
-constexpr double kCoreFlopsBound = 2 * 16 * 2 * 6e9 * 4;
+// FLOPs credited but not done (Winograd convolutions) are at most this many times those done.
+constexpr double kAlgorithmCredit = 4;
+// 2 FMA pipes x 16 float lanes x 2 FLOPs x 6 GHz, and the credit.
+constexpr double kCoreFlopsBound = 2 * 16 * 2 * 6e9 * kAlgorithmCredit;
 constexpr double kGpuFlopsBound = 2e15;
 
 std::string gflops(double flops_per_s) {
@@ -71,6 +73,24 @@ std::string implausible_record(const TuningRecord& record) {
     }
   }
   return "";
+}
+
+std::string faster_than_this_machine(const TuningRecord& record, const TargetInfo& here, double peak_flops) {
+  if (!record.is_valid() || !record.target.device.empty() || !same_machine(record.target, here) || !(peak_flops > 0)) {
+    return "";
+  }
+  double flops = 0;
+  try {
+    flops = ops::instantiate(ops::Workload::parse(record.workload.workload)).flops;
+  } catch (const UserError&) {
+    return "";
+  }
+  double speed = flops / record.mean;
+  double bound = peak_flops * kAlgorithmCredit;
+  if (speed <= bound) return "";
+  return str("its time, ", record.mean, " s, is ", gflops(speed), ", more than this machine, where it says it was "
+             "measured, can do (", gflops(bound), ": ", kAlgorithmCredit, "x its measured FMA peak of ",
+             gflops(peak_flops), ")");
 }
 
 }  // namespace temper::tuning_db

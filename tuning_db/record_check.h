@@ -28,4 +28,10 @@ double gpu_flops_bound();
 // Why record is not a plausible measurement, or "" when it is.
 std::string implausible_record(const TuningRecord& record);
 
+// For a valid record measured on this machine (same_machine with here): why its speed is
+// beyond this machine's measured fp32 FMA peak, peak_flops (FLOP/s, all cores), times
+// four for FLOPs credited but not done, or "". The bound of implausible_record holds for
+// any CPU; this one is the roofline of the machine the record says it was measured on.
+std::string faster_than_this_machine(const TuningRecord& record, const TargetInfo& here, double peak_flops);
+
 }  // namespace temper::tuning_db

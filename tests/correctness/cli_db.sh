@@ -247,6 +247,28 @@ expect '^added 1 record to implausible.db, skipped 0 already present$'
 expect '^warning: refused 2 records \(not plausible measurements'
 expect '^  record 1: its time, 1e-12 s, is 196608000 GFLOP/s, more than any CPU of 2 cores can do'
 expect '^  record 2: its mean 4e-05 s is not among its costs'
+# A record that says it was measured on this machine is held to this machine's measured
+# FMA peak (times four for Winograd's credited FLOPs): 1450 GFLOP/s a core is within the
+# bound for any CPU (1536) but beyond four times any core's real peak.
+/usr/bin/python3 - "$W" "$LLVM" "$trace" "$knobs" "$(nproc)" >this_machine.jsonl <<'PY'
+import json, sys
+workload, target, trace, knobs, cores = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4]), int(sys.argv[5])
+info = {}
+for line in open("/proc/cpuinfo"):
+    key, _, value = line.partition(":")
+    info.setdefault(key.strip(), value.strip())
+mean = 2 * 64 * 48 * 32 / (1450e9 * cores)
+for tag, time in ((40, mean), (41, 1e-3)):
+    print(json.dumps({"workload": {"op": "matmul", "workload": workload},
+                      "target": {"target": target, "cpu_model": info["model name"], "cpu_features": info["flags"],
+                                 "cores": cores, "compiler": "LLVM 19.1.7"},
+                      "trace": trace, "config": {"knobs": knobs, "tile": tag}, "costs": [time], "mean": time,
+                      "error": "None", "error_message": "", "timestamp": 1700000000 + tag, "temper_version": "0.1.0"}))
+PY
+run db import --db this_machine.db this_machine.jsonl
+expect '^added 1 record to this_machine.db, skipped 0 already present$'
+expect '^  record 1: its time, .* s, is [0-9]+ GFLOP/s, more than this machine, where it says it was measured, can do \([0-9]+ GFLOP/s: 4x its measured FMA peak of [0-9]+ GFLOP/s\)$'
+
 # ... and records whose schedule does not replay on their workload.
 {
   record "$W" matmul "$LLVM" "LLVM 19.1.7" 5e-05 '[5e-05]' None 1700000033 '{"knobs":{"no_such_knob":1}}'

@@ -1,11 +1,11 @@
-#include "benchmarks/fma_peak.h"
+#include "measure/fma_peak.h"
 
 #include <algorithm>
 #include <chrono>
 #include <thread>
 #include <vector>
 
-namespace temper::bench {
+namespace temper::measure {
 namespace {
 
 constexpr int kChains = 16;  // independent accumulators: FMA latency 4 x 2 pipes, with room
@@ -99,4 +99,4 @@ FmaPeak measure_fma_peak(int threads) {
   return peak;
 }
 
-}  // namespace temper::bench
+}  // namespace temper::measure
