@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ThreadSanitizer over the tuning loop's threads: builds the command line, the measure
+# ThreadSanitizer over the tuning loop's threads (not OpenMP's: see below): builds the command line, the measure
 # worker and the tests of the tuning loop, the measurer and the log with -fsanitize=thread
 # in ./build-tsan (BUILD_DIR overrides it), runs those tests, then a tuning job of two
 # targets at once (a thread per target, one log, the shared MachineShare), with the xgb
@@ -13,8 +13,10 @@ build="${BUILD_DIR:-$root/build-tsan}"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTEMPER_BUILD_TESTS=ON -DTEMPER_SANITIZE=thread >/dev/null
 cmake --build "$build" -j"$(nproc)" --target temper temper-measure-worker test_tune_loop test_measure test_tuning_db
 
-# XGBoost's OpenMP loops run in libgomp, which is not instrumented: its barriers are
-# invisible to TSan, so what they order looks like races (scripts/tsan.supp).
+# OpenMP loops (featurizing, XGBoost) run on one thread: libgomp is not instrumented, so
+# TSan cannot see its barriers and would take what they order for races. Those loops
+# split disjoint indices; the threads checked here are Temper's own.
+export OMP_NUM_THREADS=1
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/scripts/tsan.supp:${TSAN_OPTIONS:-}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/temper_tsan_XXXXXX")"
 trap 'rm -rf "$work"' EXIT
