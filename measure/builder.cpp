@@ -13,6 +13,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
+#include <latch>
 #include <string_view>
 #include <thread>
 
@@ -111,13 +112,19 @@ std::vector<BuildArtifact> Builder::build(const std::vector<MeasureInput>& input
 
   std::vector<BuildArtifact> artifacts(inputs.size());
   std::atomic<size_t> next{0};
+  size_t n_threads = std::max<size_t>(1, std::min(inputs.size(), static_cast<size_t>(options_.n_parallel)));
+  // No thread starts (its start allocates: its stack, its TLS) or ends (it hands its
+  // allocator cache back) while another forks: see fork_mutex.
+  std::latch started(static_cast<std::ptrdiff_t>(n_threads));
+  std::latch finished(static_cast<std::ptrdiff_t>(n_threads));
   auto compile_queued = [&] {
+    started.arrive_and_wait();
     for (size_t i = next++; i < inputs.size(); i = next++) {
       artifacts[i] = compile_in_child_process(inputs[i], paths[i], options_.timeout_s);
     }
+    finished.arrive_and_wait();
   };
   std::vector<std::thread> threads;
-  size_t n_threads = std::min(inputs.size(), static_cast<size_t>(options_.n_parallel));
   for (size_t t = 1; t < n_threads; ++t) threads.emplace_back(compile_queued);
   compile_queued();
   for (std::thread& t : threads) t.join();

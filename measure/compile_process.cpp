@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <shared_mutex>
 
 #include "compiler/codegen/build.h"
 #include "compiler/codegen/gpu/device_program.h"
@@ -98,15 +100,18 @@ bool decode_reply(const std::string& reply, BuildArtifact& artifact) {
 enum class ReadOutcome { Answered, Closed, TimedOut };
 
 // Reads the child's reply from fd until it is whole, the child closed the pipe (it ended)
-// or the deadline passed.
-ReadOutcome read_reply(int fd, Clock::time_point deadline, BuildArtifact& artifact) {
+// or the deadline passed. allocating is released while it waits.
+ReadOutcome read_reply(int fd, Clock::time_point deadline, BuildArtifact& artifact,
+                       std::shared_lock<std::shared_mutex>& allocating) {
   std::string reply;
   char buffer[4096];
   while (!decode_reply(reply, artifact)) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) return ReadOutcome::TimedOut;
     pollfd p{fd, POLLIN, 0};
+    allocating.unlock();
     int ready = poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 1000)));
+    allocating.lock();
     if (ready < 0 && errno != EINTR) return ReadOutcome::Closed;
     if (ready <= 0) continue;
     ssize_t n = read(fd, buffer, sizeof buffer);
@@ -125,6 +130,11 @@ int reap(pid_t pid) {
 }
 
 }  // namespace
+
+std::shared_mutex& fork_mutex() {
+  static std::shared_mutex mutex;
+  return mutex;
+}
 
 BuildArtifact compile(const MeasureInput& input, const std::string& path) {
   BuildArtifact artifact;
@@ -152,6 +162,7 @@ BuildArtifact compile(const MeasureInput& input, const std::string& path) {
 }
 
 BuildArtifact compile_in_child_process(const MeasureInput& input, const std::string& path, double timeout_s) {
+  std::shared_lock allocating(fork_mutex());
   BuildArtifact artifact;
   artifact.function_name = input.func.name;
   if (input.pack) artifact.pack_function = input.pack->name;
@@ -163,11 +174,17 @@ BuildArtifact compile_in_child_process(const MeasureInput& input, const std::str
     return artifact;
   }
   pid_t parent = getpid();
-  pid_t pid = fork();
+  allocating.unlock();
+  pid_t pid;
+  {
+    std::unique_lock forking(fork_mutex());
+    pid = fork();
+  }
   if (pid == 0) {
     close(fds[0]);
     run_compile_child(input, path, timeout_s, parent, fds[1]);
   }
+  allocating.lock();
   close(fds[1]);
   if (pid < 0) {
     close(fds[0]);
@@ -176,7 +193,7 @@ BuildArtifact compile_in_child_process(const MeasureInput& input, const std::str
     return artifact;
   }
   auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
-  ReadOutcome outcome = read_reply(fds[0], deadline, artifact);
+  ReadOutcome outcome = read_reply(fds[0], deadline, artifact, allocating);
   close(fds[0]);
   if (outcome == ReadOutcome::TimedOut) kill(pid, SIGKILL);
   int status = reap(pid);

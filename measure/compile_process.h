@@ -11,6 +11,7 @@
 // the child needs is held by a thread that does not exist in it.
 #pragma once
 
+#include <shared_mutex>
 #include <string>
 
 #include "measure/measure_types.h"
@@ -23,5 +24,11 @@ BuildArtifact compile(const MeasureInput& input, const std::string& path);
 
 // The same in a forked child, waited for at most timeout_s.
 BuildArtifact compile_in_child_process(const MeasureInput& input, const std::string& path, double timeout_s);
+
+// Held shared by the builder's threads while they allocate, and exclusive around fork: a
+// child must not start with an allocator lock taken by a thread that does not exist in it
+// (glibc's malloc guards itself at fork; the allocator of GCC 12's AddressSanitizer does
+// not, and its children hung).
+std::shared_mutex& fork_mutex();
 
 }  // namespace temper::measure
