@@ -378,15 +378,14 @@ int db_export(const std::vector<std::string>& args) {
 // comes), and that each record's schedule still replays.
 tuning_db::RecordCheck import_check() {
   auto here = std::make_shared<tuning_db::TargetInfo>(tuning_db::host_target_info(Target::parse("llvm")));
-  auto peak_flops = std::make_shared<double>(-1);
-  auto replays = std::make_shared<search::RecordReplayCheck>();
-  return [here, peak_flops, replays](const tuning_db::TuningRecord& record) {
-    if (record.is_valid() && record.target.device.empty() && tuning_db::same_machine(record.target, *here)) {
-      if (*peak_flops < 0) *peak_flops = measure::measure_fma_peak(std::max(1, here->cores)).gflops * 1e9;
-      std::string why = tuning_db::faster_than_this_machine(record, *here, *peak_flops);
-      if (!why.empty()) return why;
-    }
-    return (*replays)(record);
+  auto peak = std::make_shared<std::optional<double>>();
+  auto peak_flops = [here, peak] {
+    if (!*peak) *peak = measure::measure_fma_peak(std::max(1, here->cores)).gflops * 1e9;
+    return **peak;
+  };
+  return [here, peak_flops](const tuning_db::TuningRecord& record) {
+    std::string why = tuning_db::faster_than_this_machine(record, *here, peak_flops);
+    return why.empty() ? search::record_does_not_replay(record) : why;
   };
 }
 

@@ -114,7 +114,7 @@ std::vector<BuildArtifact> Builder::build(const std::vector<MeasureInput>& input
   std::atomic<size_t> next{0};
   size_t n_threads = std::max<size_t>(1, std::min(inputs.size(), static_cast<size_t>(options_.n_parallel)));
   // No thread starts (its start allocates: its stack, its TLS) or ends (it hands its
-  // allocator cache back) while another forks: see fork_mutex.
+  // allocator cache back) while another forks (compile_process.h).
   std::latch started(static_cast<std::ptrdiff_t>(n_threads));
   std::latch finished(static_cast<std::ptrdiff_t>(n_threads));
   auto compile_queued = [&] {

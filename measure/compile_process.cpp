@@ -33,6 +33,48 @@ double seconds_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
+// Held shared by the builder's threads while they allocate, and exclusive around fork: a
+// child must not start with an allocator lock taken by a thread that does not exist in it
+// (glibc's malloc guards itself at fork; the allocator of GCC 12's AddressSanitizer does
+// not, and its children hung).
+std::shared_mutex& fork_mutex() {
+  static std::shared_mutex mutex;
+  return mutex;
+}
+
+// An artifact naming input's functions, before anything is known of its compile.
+BuildArtifact named_artifact(const MeasureInput& input) {
+  BuildArtifact artifact;
+  artifact.function_name = input.func.name;
+  if (input.pack) artifact.pack_function = input.pack->name;
+  return artifact;
+}
+
+// Lowers and compiles input into path (a shared library, or a DeviceProgram for a GPU
+// target) in this process; a failure is the artifact's error, never an exception.
+BuildArtifact compile(const MeasureInput& input, const std::string& path) {
+  BuildArtifact artifact = named_artifact(input);
+  Clock::time_point start = Clock::now();
+  try {
+    if (input.target.is_gpu()) {
+      build_device_program({lower(input.func)}, input.target).save(path);
+    } else {
+      std::vector<PrimFunc> funcs = {input.func};
+      if (input.pack) funcs.push_back(*input.pack);
+      export_library(funcs, input.target, path);
+    }
+    artifact.library_path = path;
+  } catch (const GpuLimitError& e) {  // a schedule the device cannot launch: never compiled
+    artifact.error = MeasureError::InstantiationError;
+    artifact.message = e.what();
+  } catch (const std::exception& e) {  // UserError (ScheduleError, NVRTC's log), InternalError, bad_alloc
+    artifact.error = MeasureError::CompileError;
+    artifact.message = e.what();
+  }
+  artifact.compile_seconds = seconds_between(start, Clock::now());
+  return artifact;
+}
+
 // What the child sends back: this header, then message_bytes of the artifact's message.
 struct ReplyHeader {
   int32_t error;
@@ -131,41 +173,9 @@ int reap(pid_t pid) {
 
 }  // namespace
 
-std::shared_mutex& fork_mutex() {
-  static std::shared_mutex mutex;
-  return mutex;
-}
-
-BuildArtifact compile(const MeasureInput& input, const std::string& path) {
-  BuildArtifact artifact;
-  artifact.function_name = input.func.name;
-  if (input.pack) artifact.pack_function = input.pack->name;
-  Clock::time_point start = Clock::now();
-  try {
-    if (input.target.is_gpu()) {
-      build_device_program({lower(input.func)}, input.target).save(path);
-    } else {
-      std::vector<PrimFunc> funcs = {input.func};
-      if (input.pack) funcs.push_back(*input.pack);
-      export_library(funcs, input.target, path);
-    }
-    artifact.library_path = path;
-  } catch (const GpuLimitError& e) {  // a schedule the device cannot launch: never compiled
-    artifact.error = MeasureError::InstantiationError;
-    artifact.message = e.what();
-  } catch (const std::exception& e) {  // UserError (ScheduleError, NVRTC's log), InternalError, bad_alloc
-    artifact.error = MeasureError::CompileError;
-    artifact.message = e.what();
-  }
-  artifact.compile_seconds = seconds_between(start, Clock::now());
-  return artifact;
-}
-
 BuildArtifact compile_in_child_process(const MeasureInput& input, const std::string& path, double timeout_s) {
   std::shared_lock allocating(fork_mutex());
-  BuildArtifact artifact;
-  artifact.function_name = input.func.name;
-  if (input.pack) artifact.pack_function = input.pack->name;
+  BuildArtifact artifact = named_artifact(input);
   Clock::time_point start = Clock::now();
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {

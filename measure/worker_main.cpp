@@ -113,59 +113,60 @@ int64_t address_space_bytes() {
   return pages * sysconf(_SC_PAGESIZE);
 }
 
+// A soft resource limit set for a scope (never above the hard one) and restored after.
+class ScopedSoftLimit {
+ public:
+  ScopedSoftLimit() = default;
+  void set(int resource, rlim_t wanted) {
+    if (getrlimit(resource, &saved_) != 0) return;
+    rlimit limited = saved_;
+    if (saved_.rlim_max == RLIM_INFINITY || wanted < saved_.rlim_max) limited.rlim_cur = wanted;
+    if (setrlimit(resource, &limited) == 0) resource_ = resource;
+  }
+  ~ScopedSoftLimit() {
+    if (resource_ >= 0) setrlimit(resource_, &saved_);
+  }
+  ScopedSoftLimit(const ScopedSoftLimit&) = delete;
+  ScopedSoftLimit& operator=(const ScopedSoftLimit&) = delete;
+
+ private:
+  int resource_ = -1;
+  rlimit saved_{};
+};
+
 // Around a candidate's calls: the soft RLIMIT_CPU set to the CPU time this process has
-// used plus the request's budget (whole seconds, rounded up), and restored after.
+// used plus the request's budget (whole seconds, rounded up).
 class CpuTimeLimit {
  public:
   explicit CpuTimeLimit(double limit_s) {
-    if (!(limit_s > 0) || getrlimit(RLIMIT_CPU, &saved_) != 0) return;
+    if (!(limit_s > 0)) return;
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     double used = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
                   static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
-    rlimit limited = saved_;
-    rlim_t wanted = static_cast<rlim_t>(std::ceil(used + limit_s));
-    if (saved_.rlim_max == RLIM_INFINITY || wanted < saved_.rlim_max) limited.rlim_cur = wanted;
-    active_ = setrlimit(RLIMIT_CPU, &limited) == 0;
+    limit_.set(RLIMIT_CPU, static_cast<rlim_t>(std::ceil(used + limit_s)));
   }
-  ~CpuTimeLimit() {
-    if (active_) setrlimit(RLIMIT_CPU, &saved_);
-  }
-  CpuTimeLimit(const CpuTimeLimit&) = delete;
-  CpuTimeLimit& operator=(const CpuTimeLimit&) = delete;
 
  private:
-  bool active_ = false;
-  rlimit saved_{};
+  ScopedSoftLimit limit_;
 };
 
 // Around a CPU candidate's calls: the soft RLIMIT_AS set to the address space now plus
-// the request's budget, and restored after. grew() says whether the address space grew
-// by more than half the budget meanwhile (memory the candidate kept).
+// the request's budget. grew() says whether the address space grew by more than half the
+// budget meanwhile (memory the candidate kept).
 class AddressSpaceLimit {
  public:
-  explicit AddressSpaceLimit(int64_t limit_mb) : budget_(limit_mb * (int64_t{1} << 20)) {
-    if (budget_ <= 0 || getrlimit(RLIMIT_AS, &saved_) != 0) {
-      budget_ = 0;
-      return;
-    }
+  explicit AddressSpaceLimit(int64_t limit_mb) : budget_(std::max<int64_t>(0, limit_mb) * (int64_t{1} << 20)) {
+    if (budget_ == 0) return;
     start_ = address_space_bytes();
-    rlimit limited = saved_;
-    rlim_t wanted = static_cast<rlim_t>(start_ + budget_);
-    if (saved_.rlim_max == RLIM_INFINITY || wanted < saved_.rlim_max) limited.rlim_cur = wanted;
-    setrlimit(RLIMIT_AS, &limited);
+    limit_.set(RLIMIT_AS, static_cast<rlim_t>(start_ + budget_));
   }
-  ~AddressSpaceLimit() {
-    if (budget_ > 0) setrlimit(RLIMIT_AS, &saved_);
-  }
-  AddressSpaceLimit(const AddressSpaceLimit&) = delete;
-  AddressSpaceLimit& operator=(const AddressSpaceLimit&) = delete;
   bool grew() const { return budget_ > 0 && address_space_bytes() - start_ > budget_ / 2; }
 
  private:
   int64_t budget_;
   int64_t start_ = 0;
-  rlimit saved_{};
+  ScopedSoftLimit limit_;
 };
 
 // The worker's process id, to tell the worker from a copy a candidate forked.

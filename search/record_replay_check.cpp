@@ -6,16 +6,13 @@
 #include "compiler/ir/text.h"
 #include "compiler/lower/lower.h"
 #include "compiler/ops/workload.h"
-#include "compiler/schedule/trace.h"
 #include "compiler/target/target.h"
 #include "schedule_space/template.h"
+#include "search/apply_history_best.h"
 
 namespace temper::search {
 
-RecordReplayCheck::RecordReplayCheck() = default;
-RecordReplayCheck::~RecordReplayCheck() = default;
-
-std::string RecordReplayCheck::operator()(const tuning_db::TuningRecord& record) {
+std::string record_does_not_replay(const tuning_db::TuningRecord& record) {
   if (!record.is_valid()) return "";
   std::optional<ops::Workload> workload;
   std::optional<ops::OpInstance> op;
@@ -31,18 +28,10 @@ std::string RecordReplayCheck::operator()(const tuning_db::TuningRecord& record)
   } catch (const UserError& e) {
     return str("its target '", record.target.target, "' is not a target (", e.what(), ")");
   }
-  bool templated = !record.config.is_null() && schedule_space::find_template(workload->op, *target);
   try {
-    std::optional<Schedule> schedule;
-    if (templated) {
-      std::shared_ptr<schedule_space::Task>& task = tasks_[workload->to_string() + "\n" + target->to_string()];
-      if (!task) task = schedule_space::Task::create(*workload, *target);
-      schedule.emplace(task->apply(task->space().from_json(record.config)));
-    } else {
-      schedule.emplace(Trace::from_json(record.trace).replay(op->func));
-    }
-    lower(schedule->func());
+    lower(schedule_from_record(record, *workload, *op, *target).func());
   } catch (const std::exception& e) {
+    bool templated = !record.config.is_null() && schedule_space::find_template(workload->op, *target);
     return str("its ", templated ? "config" : "trace", " does not give a schedule of ", record.workload.workload,
                " for ", record.target.target, " that lowers (", e.what(), ")");
   }

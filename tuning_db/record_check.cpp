@@ -75,22 +75,23 @@ std::string implausible_record(const TuningRecord& record) {
   return "";
 }
 
-std::string faster_than_this_machine(const TuningRecord& record, const TargetInfo& here, double peak_flops) {
-  if (!record.is_valid() || !record.target.device.empty() || !same_machine(record.target, here) || !(peak_flops > 0)) {
-    return "";
-  }
+std::string faster_than_this_machine(const TuningRecord& record, const TargetInfo& here,
+                                     const std::function<double()>& peak_flops) {
+  if (!record.is_valid() || !record.target.device.empty() || !same_machine(record.target, here)) return "";
   double flops = 0;
   try {
     flops = ops::instantiate(ops::Workload::parse(record.workload.workload)).flops;
   } catch (const UserError&) {
     return "";
   }
+  double peak = peak_flops();
+  if (!(peak > 0)) return "";
   double speed = flops / record.mean;
-  double bound = peak_flops * kAlgorithmCredit;
+  double bound = peak * kAlgorithmCredit;
   if (speed <= bound) return "";
   return str("its time, ", record.mean, " s, is ", gflops(speed), ", more than this machine, where it says it was "
              "measured, can do (", gflops(bound), ": ", kAlgorithmCredit, "x its measured FMA peak of ",
-             gflops(peak_flops), ")");
+             gflops(peak), ")");
 }
 
 }  // namespace temper::tuning_db

@@ -15,6 +15,7 @@
 //    are credited (Winograd); for a GPU fingerprint, 2 PFLOP/s.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "tuning_db/record.h"
@@ -29,9 +30,11 @@ double gpu_flops_bound();
 std::string implausible_record(const TuningRecord& record);
 
 // For a valid record measured on this machine (same_machine with here): why its speed is
-// beyond this machine's measured fp32 FMA peak, peak_flops (FLOP/s, all cores), times
-// four for FLOPs credited but not done, or "". The bound of implausible_record holds for
-// any CPU; this one is the roofline of the machine the record says it was measured on.
-std::string faster_than_this_machine(const TuningRecord& record, const TargetInfo& here, double peak_flops);
+// beyond this machine's measured fp32 FMA peak (FLOP/s, all cores; peak_flops is asked
+// for it only for such a record), times four for FLOPs credited but not done, or "". The
+// bound of implausible_record holds for any CPU; this one is the roofline of the machine
+// the record says it was measured on.
+std::string faster_than_this_machine(const TuningRecord& record, const TargetInfo& here,
+                                     const std::function<double()>& peak_flops);
 
 }  // namespace temper::tuning_db

@@ -1,4 +1,4 @@
-// RecordReplayCheck: a record `db import` or `merge` adds must stand for a schedule of
+// record_does_not_replay: a record `db import` or `merge` adds must stand for a schedule of
 // its workload that still replays and lowers; failed records and ops of other Temper
 // versions pass as they are.
 #include <gtest/gtest.h>
@@ -36,15 +36,13 @@ TuningRecord measured_record() {
 }
 
 TEST(RecordReplayCheck, AMeasuredRecordReplays) {
-  RecordReplayCheck check;
-  EXPECT_EQ(check(measured_record()), "");
+  EXPECT_EQ(record_does_not_replay(measured_record()), "");
 }
 
 TEST(RecordReplayCheck, AConfigOutsideTheSpaceOrATraceThatDoesNotReplayIsNamed) {
-  RecordReplayCheck check;
   TuningRecord bad_config = measured_record();
   bad_config.config = {{"no_such_knob", 3}};
-  std::string why = check(bad_config);
+  std::string why = record_does_not_replay(bad_config);
   std::string canonical = ops::Workload::parse(kWorkload).to_string();
   EXPECT_NE(why.find("its config does not give a schedule of " + canonical + " for llvm that lowers"),
             std::string::npos)
@@ -61,25 +59,24 @@ TEST(RecordReplayCheck, AConfigOutsideTheSpaceOrATraceThatDoesNotReplayIsNamed) 
     }
   }
   ASSERT_TRUE(renamed) << bad_trace.trace.dump();
-  why = check(bad_trace);
+  why = record_does_not_replay(bad_trace);
   EXPECT_NE(why.find("its trace does not give a schedule of " + canonical), std::string::npos) << why;
 
   TuningRecord bad_target = measured_record();
   bad_target.target.target = "llvm -frobnicate";
-  EXPECT_NE(check(bad_target).find("its target 'llvm -frobnicate' is not a target"), std::string::npos);
+  EXPECT_NE(record_does_not_replay(bad_target).find("its target 'llvm -frobnicate' is not a target"), std::string::npos);
 }
 
 TEST(RecordReplayCheck, FailedRecordsAndUnknownOpsAreNotChecked) {
-  RecordReplayCheck check;
   TuningRecord failed = measured_record();
   failed.config = {{"no_such_knob", 3}};
   failed.error = tuning_db::ErrorKind::CompileError;
   failed.costs.clear();
   failed.mean = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_EQ(check(failed), "");
+  EXPECT_EQ(record_does_not_replay(failed), "");
   TuningRecord unknown = measured_record();
   unknown.workload = {"oldop", "oldop:x=1"};
-  EXPECT_EQ(check(unknown), "");
+  EXPECT_EQ(record_does_not_replay(unknown), "");
 }
 
 TEST(RecordReplayCheck, AddNewRecordsRefusesWhatItNamesAndCountsIt) {
@@ -88,7 +85,7 @@ TEST(RecordReplayCheck, AddNewRecordsRefusesWhatItNamesAndCountsIt) {
   bad.config = {{"no_such_knob", 3}};
   bad.timestamp += 1;
   tuning_db::MemoryDatabase db;
-  tuning_db::MergeResult result = tuning_db::add_new_records(db, {good, bad}, RecordReplayCheck());
+  tuning_db::MergeResult result = tuning_db::add_new_records(db, {good, bad}, record_does_not_replay);
   EXPECT_EQ(result.added, 1);
   ASSERT_EQ(result.refused.size(), 1u);
   EXPECT_EQ(result.refused[0].rfind("record 2: its config does not give a schedule", 0), 0u) << result.refused[0];
