@@ -4,6 +4,7 @@
 
 #include "compiler/graph/graph_ops.h"
 #include "compiler/graph/node_kernel.h"
+#include "compiler/graph/shape_inference.h"
 
 namespace temper::graph {
 namespace {
@@ -31,12 +32,6 @@ std::vector<NDArray> run_on_constants(const Graph& graph, int n, const Target& h
                               arrays.end());
 }
 
-const GraphOp& graph_op(const Node& node) {
-  const GraphOp* op = find_graph_op(node.op);
-  if (!op) throw UserError(str(node.op, " node '", node.name, "': op ", node.op, " is not supported"));
-  return *op;
-}
-
 }  // namespace
 
 int fold_constants(Graph& graph) {
@@ -48,19 +43,10 @@ int fold_constants(Graph& graph) {
   // time it is visited, and whole chains fold in one pass.
   for (int n = 0; n < static_cast<int>(graph.nodes().size()); ++n) {
     Node& node = graph.nodes()[n];
-    const GraphOp& op = graph_op(node);
     // Typed as the sweep reaches it: a Reshape's output type is known only once the
     // Shape chain computing its target shape has folded.
-    std::vector<TensorType> types = op.infer(graph, node);
-    for (size_t o = 0; o < types.size(); ++o) {
-      Value& out = graph.value(node.outputs[o]);
-      // As infer_types words it.
-      if (out.type.known() && out.type != types[o]) {
-        throw UserError(str(node.op, " node '", node.name, "': output '", out.name, "' is declared ",
-                            out.type.to_string(), " but the node computes ", types[o].to_string()));
-      }
-      out.type = types[o];
-    }
+    infer_node_types(graph, node);
+    const GraphOp& op = *find_graph_op(node.op);
     if (!foldable(graph, node, op)) continue;
     std::vector<NDArray> outputs = op.evaluate ? op.evaluate(graph, node) : run_on_constants(graph, n, host);
     TEMPER_CHECK(outputs.size() == node.outputs.size(), "node ", node.name, " (", node.op, ") folds to ",

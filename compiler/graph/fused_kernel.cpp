@@ -89,7 +89,7 @@ ScheduledKernel schedule_group(const Graph& graph, const FusedGroup& group, cons
       continue;
     }
     const GraphOp* op = find_graph_op(node.op);
-    if (!op) throw UserError(str(node.op, " node '", node.name, "': op ", node.op, " is not supported"));
+    if (!op) throw UnsupportedError(str(node.op, " node '", node.name, "': op ", node.op, " is not supported"));
     std::vector<te::Tensor> node_inputs;
     for (ValueId v : node.inputs) {
       if (v == kNoValue) {
@@ -159,7 +159,8 @@ ScheduledKernel schedule_group(const Graph& graph, const FusedGroup& group, cons
     te::Tensor t = outputs[o];
     bool taken = std::any_of(params.begin(), params.end(), [&](const te::Tensor& p) { return p.op() == t.op(); });
     if (taken) {
-      t = detail::copy_of(t, str("out", params.size() - num_inputs, "_", detail::sanitize(graph.value(output_ids[o]).name)));
+      t = detail::copy_of(
+          t, str("out", params.size() - num_inputs, "_", detail::sanitize(graph.value(output_ids[o]).name)));
     }
     params.push_back(t);
     kernel.args.push_back(output_ids[o]);

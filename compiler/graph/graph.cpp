@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "compiler/ir/error.h"
-#include "compiler/ops/shape.h"
 #include "compiler/ir/text.h"
+#include "compiler/ops/shape.h"
 
 namespace temper::graph {
 
@@ -63,7 +63,9 @@ std::string format_attribute(const Attribute& a) {
 
 }  // namespace
 
-int64_t TensorType::size() const { return ops::num_elements(shape); }
+int64_t TensorType::size() const {
+  return ops::num_elements(shape);
+}
 
 std::string TensorType::to_string() const {
   if (!known()) return "?";
@@ -95,6 +97,11 @@ std::string Attributes::get_string_or(const std::string& name, const std::string
 
 std::vector<int64_t> Attributes::get_ints_or(const std::string& name, std::vector<int64_t> fallback) const {
   const std::vector<int64_t>* v = find_as<std::vector<int64_t>>(values_, name, "ints");
+  return v ? *v : fallback;
+}
+
+std::vector<double> Attributes::get_floats_or(const std::string& name, std::vector<double> fallback) const {
+  const std::vector<double>* v = find_as<std::vector<double>>(values_, name, "floats");
   return v ? *v : fallback;
 }
 

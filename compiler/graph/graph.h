@@ -49,6 +49,7 @@ class Attributes {
   double get_float_or(const std::string& name, double fallback) const;
   std::string get_string_or(const std::string& name, const std::string& fallback) const;
   std::vector<int64_t> get_ints_or(const std::string& name, std::vector<int64_t> fallback) const;
+  std::vector<double> get_floats_or(const std::string& name, std::vector<double> fallback) const;
   const NDArray& get_tensor(const std::string& name) const;
   const std::map<std::string, Attribute>& all() const { return values_; }
 

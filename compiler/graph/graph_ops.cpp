@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "compiler/graph/graph_ops_common.h"
+#include "compiler/graph/onnx_tensor.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/text.h"
 
@@ -14,36 +15,33 @@ namespace temper::graph {
 
 namespace {
 
-std::string node_context(const Node& node) {
-  return str(node.op, " node '", node.name, "': ");
+// f(), with every UserError it throws prefixed by "<op> node '<name>': ", keeping its type.
+template <typename F>
+auto naming(const Node& node, F&& f) {
+  std::string context = str(node.op, " node '", node.name, "': ");
+  try {
+    return f();
+  } catch (const ConstantRequiredError& e) {
+    throw ConstantRequiredError(context + e.what(), e.value());
+  } catch (const UnsupportedError& e) {
+    throw UnsupportedError(context + e.what());
+  } catch (const UserError& e) {
+    throw UserError(context + e.what());
+  }
 }
 
-// The op with every UserError its infer or compute throws prefixed by the node.
+// The op with every UserError its infer, compute or evaluate throws naming the node.
 GraphOp naming_the_node(GraphOp op) {
-  auto infer = std::move(op.infer);
-  op.infer = [infer](const Graph& graph, const Node& node) {
-    try {
-      return infer(graph, node);
-    } catch (const UserError& e) {
-      throw UserError(node_context(node) + e.what());
-    }
+  op.infer = [infer = std::move(op.infer)](const Graph& graph, const Node& node) {
+    return naming(node, [&] { return infer(graph, node); });
   };
-  auto compute = std::move(op.compute);
-  op.compute = [compute](const Graph& graph, const Node& node, const std::vector<te::Tensor>& inputs) {
-    try {
-      return compute(graph, node, inputs);
-    } catch (const UserError& e) {
-      throw UserError(node_context(node) + e.what());
-    }
+  op.compute = [compute = std::move(op.compute)](const Graph& graph, const Node& node,
+                                                 const std::vector<te::Tensor>& inputs) {
+    return naming(node, [&] { return compute(graph, node, inputs); });
   };
   if (op.evaluate) {
-    auto evaluate = std::move(op.evaluate);
-    op.evaluate = [evaluate](const Graph& graph, const Node& node) {
-      try {
-        return evaluate(graph, node);
-      } catch (const UserError& e) {
-        throw UserError(node_context(node) + e.what());
-      }
+    op.evaluate = [evaluate = std::move(op.evaluate)](const Graph& graph, const Node& node) {
+      return naming(node, [&] { return evaluate(graph, node); });
     };
   }
   return op;
@@ -52,8 +50,10 @@ GraphOp naming_the_node(GraphOp op) {
 const std::vector<GraphOp>& table() {
   static const std::vector<GraphOp> ops = [] {
     std::vector<GraphOp> all;
-    for (auto family : {detail::elementwise_graph_ops, detail::nn_graph_ops, detail::shape_graph_ops,
-                         detail::nchwc_graph_ops, detail::attention_graph_ops}) {
+    for (auto family :
+         {detail::elementwise_graph_ops, detail::logical_graph_ops, detail::nn_graph_ops, detail::reduce_graph_ops,
+          detail::shape_graph_ops, detail::tensor_graph_ops, detail::loss_graph_ops, detail::conv_transpose_graph_ops,
+          detail::resize_graph_ops, detail::nchwc_graph_ops, detail::attention_graph_ops}) {
       for (GraphOp& op : family()) all.push_back(naming_the_node(std::move(op)));
     }
     std::sort(all.begin(), all.end(), [](const GraphOp& a, const GraphOp& b) { return a.op < b.op; });
@@ -89,8 +89,8 @@ void check_arity(const Node& node, int min_inputs, int max_inputs, int max_outpu
     throw UserError(str("has ", plural(inputs, "input"), "; ", node.op, " takes ", expected));
   }
   if (static_cast<int>(node.outputs.size()) > max_outputs) {
-    throw UserError(str("has ", plural(static_cast<int64_t>(node.outputs.size()), "output"), "; Temper computes ",
-                        node.op, "'s first ", max_outputs, " only"));
+    throw UnsupportedError(str("has ", plural(static_cast<int64_t>(node.outputs.size()), "output"),
+                               "; Temper computes ", node.op, "'s first ", max_outputs, " only"));
   }
 }
 
@@ -111,9 +111,11 @@ const NDArray& constant_input(const Graph& graph, const Node& node, int i, const
   input_type(graph, node, i, role);
   const Value& value = graph.value(node.inputs[i]);
   if (!value.constant) {
-    throw UserError(str("input ", i, " (", role, ") '", value.name,
-                        "' must be a constant: Temper needs its value at compile time (bind the graph input as a "
-                        "constant, or let constant folding compute it)"));
+    throw ConstantRequiredError(
+        str("input ", i, " (", role, ") '", value.name,
+            "' must be a constant: Temper needs its value at compile time (bind the graph input as a "
+            "constant, or let constant folding compute it)"),
+        value.name);
   }
   return *value.constant;
 }
@@ -210,6 +212,12 @@ Shape static_shape(const te::Tensor& t) {
     shape.push_back(*extent);
   }
   return shape;
+}
+
+DataType onnx_dtype(int64_t code, const std::string& attribute) {
+  if (std::optional<DataType> t = dtype_from_onnx(static_cast<int>(code))) return *t;
+  throw UnsupportedError(str("attribute ", attribute, "=", code, " (", onnx_type_name(static_cast<int>(code)),
+                             ") is a type Temper does not compute"));
 }
 
 std::string ints_str(const std::vector<int64_t>& values) {

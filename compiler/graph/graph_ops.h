@@ -8,7 +8,7 @@
 //
 // infer may read constant inputs' data where the op needs it (Reshape's shape, Slice's
 // starts, Pad's pads in opset >= 11, Unsqueeze's axes in opset >= 13): a non-constant one there is a
-// UserError naming the node and the input. compute receives one te tensor per input
+// ConstantRequiredError naming the node and the input. compute receives one te tensor per input
 // (kNoValue inputs: an undefined te::Tensor) and returns one per output, with the inferred
 // shapes and dtypes. Both throw UserError naming the node and the attribute or shape they
 // cannot serve (an auto_pad value, a broadcast that does not fit, ...).
@@ -59,6 +59,19 @@ struct GraphOp {
   // An op only Temper's own passes write (the blocked layout's, graph_ops_nchwc.cpp): no
   // ONNX model may name it, and supported_graph_ops leaves it out.
   bool internal = false;
+};
+
+// An op needs the value of a graph value that is not a constant (Reshape's shape fed as a
+// graph input, computed from data): Temper's shapes are static. value() names it, for a
+// caller that can bind it (ImportOptions::constants) and import again.
+class ConstantRequiredError : public UnsupportedError {
+ public:
+  ConstantRequiredError(const std::string& message, std::string value)
+      : UnsupportedError(message), value_(std::move(value)) {}
+  const std::string& value() const { return value_; }
+
+ private:
+  std::string value_;
 };
 
 const GraphOp* find_graph_op(const std::string& op);

@@ -19,11 +19,17 @@ namespace temper::graph::detail {
 using Shape = std::vector<int64_t>;
 
 // The families of the table, each in its graph_ops_<family>.cpp.
-std::vector<GraphOp> elementwise_graph_ops();  // arithmetic, activations, Clip, Identity, Cast
-std::vector<GraphOp> nn_graph_ops();           // Conv, Gemm, MatMul, pooling, normalisations, ReduceMean
-std::vector<GraphOp> shape_graph_ops();        // Reshape, Transpose, Concat, Pad, Slice, Gather, Shape, ...
-std::vector<GraphOp> nchwc_graph_ops();        // the blocked layout's conversions and convs (internal)
-std::vector<GraphOp> attention_graph_ops();    // Attention (internal; pass_fuse_attention.h)
+std::vector<GraphOp> elementwise_graph_ops();     // arithmetic, math, activations, Clip, Identity, Cast
+std::vector<GraphOp> logical_graph_ops();         // comparisons, And/Or/Xor/Not, IsNaN/IsInf, Where
+std::vector<GraphOp> reduce_graph_ops();          // ReduceSum/Mean/Max/..., ArgMax/ArgMin
+std::vector<GraphOp> tensor_graph_ops();          // ConstantOfShape, Range, Expand, Tile, Split, Trilu, ...
+std::vector<GraphOp> loss_graph_ops();            // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
+std::vector<GraphOp> conv_transpose_graph_ops();  // ConvTranspose
+std::vector<GraphOp> resize_graph_ops();          // Resize, Upsample
+std::vector<GraphOp> nn_graph_ops();              // Conv, Gemm, MatMul, pooling, normalisations, softmax
+std::vector<GraphOp> shape_graph_ops();           // Reshape, Transpose, Concat, Pad, Slice, Gather, Shape, ...
+std::vector<GraphOp> nchwc_graph_ops();           // the blocked layout's conversions and convs (internal)
+std::vector<GraphOp> attention_graph_ops();       // Attention (internal; pass_fuse_attention.h)
 
 // UserError unless the node has between min_inputs and max_inputs inputs (omitted
 // optional ones included), and at most max_outputs outputs.
@@ -33,8 +39,8 @@ void check_arity(const Node& node, int min_inputs, int max_inputs, int max_outpu
 bool has_input(const Node& node, int i);
 // The type of input i, which must be present: UserError naming `role` otherwise.
 const TensorType& input_type(const Graph& graph, const Node& node, int i, const std::string& role);
-// The data of input i, which must be a constant: UserError naming the input, its role and
-// why the value is needed otherwise.
+// The data of input i, which must be a constant: ConstantRequiredError naming the input,
+// its role and why the value is needed otherwise.
 const NDArray& constant_input(const Graph& graph, const Node& node, int i, const std::string& role);
 // A constant integer input (shapes, axes, pads, starts) as int64 values.
 std::vector<int64_t> constant_ints(const Graph& graph, const Node& node, int i, const std::string& role);
@@ -81,6 +87,15 @@ ConvWindow2d conv2d_window(const Graph& graph, const Node& node);
 // batch of N x heads), so that batch entry b of the flattened scores reads mask row
 // b / (B / rows). nullopt for any other shape.
 std::optional<int64_t> attention_mask_rows(const Shape& batch, int64_t keys, const Shape& mask);
+
+// x - m - log(sum e^(x - m)) along axis, m the maximum there: LogSoftmax's (opset 13) and
+// the cross-entropy loss's.
+te::Tensor log_softmax(const te::Tensor& x, int64_t axis, const std::string& name);
+
+// The element type of TensorProto.DataType `code`, read from the node's `attribute`
+// (Cast's to, EyeLike's dtype); UnsupportedError naming both for a type Temper does not
+// compute (string, complex, bfloat16).
+DataType onnx_dtype(int64_t code, const std::string& attribute);
 
 // "[1,2,3]" for messages.
 std::string ints_str(const std::vector<int64_t>& values);

@@ -1,5 +1,9 @@
-// The elementwise ONNX ops: Add, Sub, Mul, Div and Pow with broadcasting; Relu, Sigmoid,
-// Tanh, Erf, Sqrt, Gelu; Clip; Identity and Cast.
+// The elementwise ONNX ops: Add, Sub, Mul, Div, Pow, Mod and PRelu with broadcasting;
+// Max, Min, Sum and Mean of any number of inputs; unary math (Neg, Abs, Exp, Log, Floor,
+// Ceil, Round, Sign, Reciprocal, Sqrt, Erf, the trigonometric and hyperbolic functions) and the
+// activations (Relu, Sigmoid, Tanh, Gelu, LeakyRelu, Elu, Selu, Celu, HardSigmoid,
+// HardSwish, Softplus, Softsign, ThresholdedRelu, Shrink); Clip; Identity, Dropout
+// (inference), Cast and CastLike.
 //
 // Gelu is ONNX opset 20's: x/2 * (1 + erf(x/sqrt 2)), or with approximate="tanh"
 // x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))). Import stops at opset 17, so the
@@ -10,6 +14,7 @@
 // starts at `axis` (by default A's last ones); B is then read as A's rank with 1s around.
 #include <cfloat>
 #include <cmath>
+#include <functional>
 #include <numbers>
 
 #include "compiler/graph/graph_ops_common.h"
@@ -155,6 +160,246 @@ std::vector<te::Tensor> compute_gelu(const Graph& graph, const Node& node, const
       output_name(graph, node, 0))};
 }
 
+// ---------------------------------------------------------------- more unary math, activations
+
+// out = f(x) per element; the attributes are read from the node.
+using ScalarFn = std::function<Expr(const Node& node, const Expr& x)>;
+
+GraphOp map_op(const std::string& op_type, bool float_only, ScalarFn f) {
+  return {op_type, OpPattern::Elementwise, float_only ? infer_float_unary : infer_same_type,
+          [f](const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
+            const te::Tensor& x = in[0];
+            return std::vector<te::Tensor>{te::compute(
+                x.shape(),
+                [&](const std::vector<Var>& i) {
+                  return f(node, x({i.begin(), i.end()}));
+                },
+                output_name(graph, node, 0))};
+          }};
+}
+
+Expr constant(const Expr& like, double value) {
+  return make_const(like.dtype(), value);
+}
+
+Expr float_attr(const Node& node, const Expr& like, const std::string& name, double fallback) {
+  return constant(like, node.attrs.get_float_or(name, fallback));
+}
+
+Expr zero(const Expr& like) {
+  return make_const(like.dtype(), int64_t{0});
+}
+
+// ONNX's Round: halves to even (numpy's rint). x - floor(x) is exact, so the comparisons
+// with 1/2 are too (floor(x + 1/2) is not: 0.49999997f + 0.5f rounds to 1). Infinities and
+// NaN come back as they are.
+Expr round_half_even(const Expr& x) {
+  Expr down = te::floor(x);
+  Expr fraction = x - down;
+  Expr up = down + constant(x, 1.0);
+  Expr half = constant(x, 0.5);
+  Expr down_is_even = te::floor(down * half) * constant(x, 2.0) == down;
+  return select(fraction > half, up, select(fraction < half, down, select(down_is_even, down, up)));
+}
+
+Expr absolute(const Expr& x) {
+  if (x.dtype().is_float()) return te::fabs(x);
+  if (x.dtype().is_int()) return select(x < zero(x), -x, x);
+  return x;
+}
+
+// Softplus log(1 + e^x) without overflow: max(x, 0) + log(1 + e^-|x|).
+Expr softplus(const Expr& x) {
+  return max(x, zero(x)) + te::log(constant(x, 1.0) + te::exp(-te::fabs(x)));
+}
+
+std::vector<GraphOp> unary_math_ops() {
+  auto one = [](const Expr& x) { return constant(x, 1.0); };
+  return {
+      map_op("Neg", false, [](const Node&, const Expr& x) { return -x; }),
+      map_op("Abs", false, [](const Node&, const Expr& x) { return absolute(x); }),
+      map_op("Reciprocal", true, [one](const Node&, const Expr& x) { return one(x) / x; }),
+      map_op("Exp", true, [](const Node&, const Expr& x) { return te::exp(x); }),
+      map_op("Log", true, [](const Node&, const Expr& x) { return te::log(x); }),
+      map_op("Floor", true, [](const Node&, const Expr& x) { return te::floor(x); }),
+      map_op("Ceil", true, [](const Node&, const Expr& x) { return te::ceil(x); }),
+      map_op("Round", true, [](const Node&, const Expr& x) { return round_half_even(x); }),
+      // x * 0 keeps NaN a NaN.
+      map_op("Sign", false,
+             [one](const Node&, const Expr& x) {
+               Expr zero_or_nan = x.dtype().is_float() ? x * zero(x) : zero(x);
+               Expr minus_one = x.dtype().is_uint() ? zero(x) : -one(x);
+               return select(x > zero(x), one(x), select(x < zero(x), minus_one, zero_or_nan));
+             }),
+      map_op("Sin", true, [](const Node&, const Expr& x) { return te::sin(x); }),
+      map_op("Cos", true, [](const Node&, const Expr& x) { return te::cos(x); }),
+      map_op("Tan", true, [](const Node&, const Expr& x) { return te::tan(x); }),
+      map_op("Asin", true, [](const Node&, const Expr& x) { return te::asin(x); }),
+      map_op("Acos", true, [](const Node&, const Expr& x) { return te::acos(x); }),
+      map_op("Atan", true, [](const Node&, const Expr& x) { return te::atan(x); }),
+      map_op("Sinh", true, [](const Node&, const Expr& x) { return (te::exp(x) - te::exp(-x)) * constant(x, 0.5); }),
+      map_op("Cosh", true, [](const Node&, const Expr& x) { return (te::exp(x) + te::exp(-x)) * constant(x, 0.5); }),
+      // asinh(-x) = -asinh(x): the log of a sum, never of a difference.
+      map_op("Asinh", true,
+             [one](const Node&, const Expr& x) {
+               Expr a = te::fabs(x);
+               Expr y = te::log(a + te::sqrt(a * a + one(x)));
+               return select(x < zero(x), -y, y);
+             }),
+      map_op("Acosh", true, [one](const Node&, const Expr& x) { return te::log(x + te::sqrt(x * x - one(x))); }),
+      map_op("Atanh", true,
+             [one](const Node&, const Expr& x) { return te::log((one(x) + x) / (one(x) - x)) * constant(x, 0.5); }),
+      map_op("Softplus", true, [](const Node&, const Expr& x) { return softplus(x); }),
+      map_op("Softsign", true, [one](const Node&, const Expr& x) { return x / (one(x) + te::fabs(x)); }),
+      map_op("LeakyRelu", true,
+             [](const Node& node, const Expr& x) {
+               return select(x < zero(x), float_attr(node, x, "alpha", 0.01) * x, x);
+             }),
+      map_op("Elu", true,
+             [one](const Node& node, const Expr& x) {
+               return select(x < zero(x), float_attr(node, x, "alpha", 1.0) * (te::exp(x) - one(x)), x);
+             }),
+      map_op("Selu", true,
+             [one](const Node& node, const Expr& x) {
+               Expr alpha = float_attr(node, x, "alpha", 1.67326319217681884765625);
+               Expr gamma = float_attr(node, x, "gamma", 1.05070102214813232421875);
+               return gamma * select(x <= zero(x), alpha * (te::exp(x) - one(x)), x);
+             }),
+      map_op("Celu", true,
+             [one](const Node& node, const Expr& x) {
+               Expr alpha = float_attr(node, x, "alpha", 1.0);
+               return max(zero(x), x) + min(zero(x), alpha * (te::exp(x / alpha) - one(x)));
+             }),
+      map_op("HardSigmoid", true,
+             [one](const Node& node, const Expr& x) {
+               Expr y = float_attr(node, x, "alpha", 0.2) * x + float_attr(node, x, "beta", 0.5);
+               return max(zero(x), min(one(x), y));
+             }),
+      map_op("HardSwish", true,
+             [one](const Node&, const Expr& x) {
+               return x * max(zero(x), min(one(x), x * constant(x, 1.0 / 6.0) + constant(x, 0.5)));
+             }),
+      map_op("ThresholdedRelu", true,
+             [](const Node& node, const Expr& x) { return select(x > float_attr(node, x, "alpha", 1.0), x, zero(x)); }),
+      map_op("Shrink", false,
+             [](const Node& node, const Expr& x) {
+               Expr bias = float_attr(node, x, "bias", 0.0);
+               Expr lambd = float_attr(node, x, "lambd", 0.5);
+               return select(x < -lambd, x + bias, select(x > lambd, x - bias, zero(x)));
+             }),
+  };
+}
+
+// ---------------------------------------------------------------- Mod and PRelu
+
+// Mod: fmod=0 (integers only) takes the divisor's sign, as Python's %; fmod=1 the
+// dividend's, as C's fmod. A floating-point Mod needs fmod=1 (the ONNX spec) and is
+// computed exactly as x - trunc(x / y) * y only where that is exact: Temper refuses it.
+std::vector<TensorType> infer_mod(const Graph& graph, const Node& node) {
+  std::vector<TensorType> out = infer_binary(graph, node);
+  int64_t fmod = node.attrs.get_int_or("fmod", 0);
+  if (fmod != 0 && fmod != 1) throw UserError(str("attribute fmod=", fmod, " is neither 0 nor 1"));
+  if (out[0].dtype.is_float()) {
+    if (fmod == 0) throw UserError(str("fmod=0 on ", out[0].dtype, " inputs; floating-point Mod needs fmod=1"));
+    throw UnsupportedError(
+        str("floating-point Mod (", out[0].dtype, ") is not supported; Temper computes integer Mod"));
+  }
+  if (!out[0].dtype.is_integer()) throw UserError(str("Mod of ", out[0].dtype, " inputs; it takes numbers"));
+  return out;
+}
+
+std::vector<te::Tensor> compute_mod(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
+  Shape out = broadcast_shapes({static_shape(in[0]), in[0].dtype()}, {static_shape(in[1]), in[1].dtype()});
+  bool c_fmod = node.attrs.get_int_or("fmod", 0) == 1;
+  return {te::compute(
+      shape_exprs(out),
+      [&](const std::vector<Var>& i) {
+        Expr a = broadcast_load(in[0], i);
+        Expr b = broadcast_load(in[1], i);
+        return c_fmod ? a % b : floormod(a, b);
+      },
+      output_name(graph, node, 0))};
+}
+
+// PRelu: x where x >= 0, slope * x elsewhere; slope broadcasts to x.
+std::vector<TensorType> infer_prelu(const Graph& graph, const Node& node) {
+  check_arity(node, 2, 2);
+  const TensorType& x = input_type(graph, node, 0, "X");
+  const TensorType& slope = input_type(graph, node, 1, "slope");
+  check_same_dtype(x, slope, "input X", "input slope");
+  // Before opset 7 a slope of X's channels broadcasts over the dimensions after them.
+  if (graph.opset < 7 && slope.shape.size() == 1 && x.shape.size() > 2 && slope.shape[0] == x.shape[1]) return {x};
+  if (broadcast_shapes(x, slope) != x.shape) {
+    throw UserError(str("input slope ", slope.to_string(), " does not broadcast to X ", x.to_string()));
+  }
+  return {x};
+}
+
+std::vector<te::Tensor> compute_prelu(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
+  const te::Tensor& x = in[0];
+  te::Tensor slope = in[1];
+  Shape xs = static_shape(x);
+  Shape ss = static_shape(slope);
+  std::string name = output_name(graph, node, 0);
+  if (graph.opset < 7 && ss.size() == 1 && xs.size() > 2 && ss[0] == xs[1]) {
+    Shape channels(xs.size() - 1, 1);
+    channels[0] = ss[0];
+    slope = ops::reshape(slope, channels, name + "_slope");
+  }
+  return {te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        Expr v = x({i.begin(), i.end()});
+        return select(v < zero(v), broadcast_load(slope, i) * v, v);
+      },
+      name)};
+}
+
+// ---------------------------------------------------------------- Max, Min, Sum, Mean
+
+// Any number of inputs (at least one) of one dtype, broadcast together.
+std::vector<TensorType> infer_variadic(const Graph& graph, const Node& node) {
+  check_arity(node, 1, 1 << 20);
+  TensorType out = input_type(graph, node, 0, "data_0");
+  for (size_t k = 1; k < node.inputs.size(); ++k) {
+    const TensorType& t = input_type(graph, node, static_cast<int>(k), str("data_", k));
+    check_same_dtype(out, t, "input data_0", str("input data_", k));
+    out.shape = broadcast_shapes(out, t);
+  }
+  if (node.op == "Mean") check_float(out, "the inputs");
+  if (out.dtype.is_bool()) throw UserError(str(node.op, " of bool inputs; it takes numbers"));
+  return {out};
+}
+
+GraphOp variadic_op(const std::string& op_type) {
+  GraphOp op{op_type, OpPattern::Broadcast, infer_variadic, nullptr};
+  op.compute = [op_type](const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
+    Shape out = static_shape(in[0]);
+    for (size_t k = 1; k < in.size(); ++k) {
+      out = broadcast_shapes({out, in[0].dtype()}, {static_shape(in[k]), in[k].dtype()});
+    }
+    return std::vector<te::Tensor>{te::compute(
+        shape_exprs(out),
+        [&](const std::vector<Var>& i) {
+          Expr acc = broadcast_load(in[0], i);
+          for (size_t k = 1; k < in.size(); ++k) {
+            Expr v = broadcast_load(in[k], i);
+            if (op_type == "Max") {
+              acc = max(acc, v);
+            } else if (op_type == "Min") {
+              acc = min(acc, v);
+            } else {
+              acc = acc + v;
+            }
+          }
+          if (op_type == "Mean") acc = acc * make_const(acc.dtype(), 1.0 / static_cast<double>(in.size()));
+          return acc;
+        },
+        output_name(graph, node, 0))};
+  };
+  return op;
+}
+
 // ---------------------------------------------------------------- Clip
 
 // Clip's bounds: attributes min and max before opset 11, optional scalar inputs 1 and 2 after.
@@ -195,52 +440,16 @@ std::vector<te::Tensor> compute_clip(const Graph& graph, const Node& node, const
 
 // ---------------------------------------------------------------- Identity and Cast
 
-// TensorProto.DataType codes.
-DataType onnx_dtype(int64_t code) {
-  switch (code) {
-    case 1:
-      return DataType::float32();
-    case 2:
-      return DataType::uint8();
-    case 3:
-      return DataType::int8();
-    case 4:
-      return DataType(DataType::Code::UInt, 16);
-    case 5:
-      return DataType::int16();
-    case 6:
-      return DataType::int32();
-    case 7:
-      return DataType::int64();
-    case 9:
-      return DataType::boolean();
-    case 10:
-      return DataType::float16();
-    case 11:
-      return DataType::float64();
-    case 12:
-      return DataType(DataType::Code::UInt, 32);
-    case 13:
-      return DataType(DataType::Code::UInt, 64);
-  }
-  static const char* const names[] = {"undefined", "float",  "uint8",     "int8",       "uint16",  "int16",
-                                      "int32",     "int64",  "string",    "bool",       "float16", "double",
-                                      "uint32",    "uint64", "complex64", "complex128", "bfloat16"};
-  std::string name = code >= 0 && code <= 16 ? names[code] : "unknown";
-  throw UserError(str("attribute to=", code, " (", name, ") is a type Temper does not compute"));
-}
-
 std::vector<TensorType> infer_cast(const Graph& graph, const Node& node) {
   check_arity(node, 1, 1);
   const TensorType& x = input_type(graph, node, 0, "input");
-  return {{x.shape, onnx_dtype(node.attrs.get_int("to"))}};
+  return {{x.shape, onnx_dtype(node.attrs.get_int("to"), "to")}};
 }
 
-std::vector<te::Tensor> compute_cast(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
-  const te::Tensor& x = in[0];
-  DataType to = onnx_dtype(node.attrs.get_int("to"));
-  if (to == x.dtype()) return {x};
-  return {te::compute(
+// x as dtype `to`; x itself when it has that dtype already.
+te::Tensor cast_tensor(const te::Tensor& x, DataType to, const std::string& name) {
+  if (to == x.dtype()) return x;
+  return te::compute(
       x.shape(),
       [&](const std::vector<Var>& i) {
         Expr v = x({i.begin(), i.end()});
@@ -248,13 +457,57 @@ std::vector<te::Tensor> compute_cast(const Graph& graph, const Node& node, const
         if (to.is_bool()) return v != make_const(x.dtype(), int64_t{0});
         return cast(to, v);
       },
-      output_name(graph, node, 0))};
+      name);
+}
+
+std::vector<te::Tensor> compute_cast(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
+  return {cast_tensor(in[0], onnx_dtype(node.attrs.get_int("to"), "to"), output_name(graph, node, 0))};
+}
+
+// CastLike: input cast to target_type's dtype.
+std::vector<TensorType> infer_cast_like(const Graph& graph, const Node& node) {
+  check_arity(node, 2, 2);
+  return {{input_type(graph, node, 0, "input").shape, input_type(graph, node, 1, "target_type").dtype}};
+}
+
+std::vector<te::Tensor> compute_cast_like(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
+  return {cast_tensor(in[0], in[1].dtype(), output_name(graph, node, 0))};
+}
+
+// ---------------------------------------------------------------- Dropout
+
+// Dropout in inference: the output is the input and the optional mask all true. Training
+// (attribute is_test=0 before opset 7; input training_mode, when a constant true, from 12)
+// is refused: Temper runs inference.
+std::vector<TensorType> infer_dropout(const Graph& graph, const Node& node) {
+  check_arity(node, 1, 3, 2);
+  const TensorType& x = input_type(graph, node, 0, "data");
+  bool training = graph.opset < 7 && node.attrs.get_int_or("is_test", 0) == 0 && node.outputs.size() > 1;
+  if (has_input(node, 2)) {
+    const NDArray& mode = constant_input(graph, node, 2, "training_mode");
+    training = mode.size() == 1 && mode.get(0) != 0;
+  }
+  if (training) throw UnsupportedError("training mode is not supported; Temper runs inference");
+  std::vector<TensorType> out = {x, {x.shape, graph.opset < 10 ? x.dtype : DataType::boolean()}};
+  out.resize(node.outputs.size());
+  return out;
+}
+
+std::vector<te::Tensor> compute_dropout(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
+  std::vector<te::Tensor> out = {in[0]};
+  if (node.outputs.size() > 1) {
+    DataType mask = graph.opset < 10 ? in[0].dtype() : DataType::boolean();
+    out.push_back(te::compute(
+        in[0].shape(), [&](const std::vector<Var>&) { return make_const(mask, int64_t{1}); },
+        output_name(graph, node, 1)));
+  }
+  return out;
 }
 
 }  // namespace
 
 std::vector<GraphOp> elementwise_graph_ops() {
-  return {
+  std::vector<GraphOp> ops = {
       binary_op("Add"),
       binary_op("Sub"),
       binary_op("Mul"),
@@ -270,7 +523,18 @@ std::vector<GraphOp> elementwise_graph_ops() {
       {"Identity", OpPattern::Elementwise, infer_same_type,
        [](const Graph&, const Node&, const std::vector<te::Tensor>& in) { return std::vector<te::Tensor>{in[0]}; }},
       {"Cast", OpPattern::Elementwise, infer_cast, compute_cast},
+      {"CastLike", OpPattern::Elementwise, infer_cast_like, compute_cast_like},
+      {"Dropout", OpPattern::Elementwise, infer_dropout, compute_dropout},
+      {"Mod", OpPattern::Broadcast, infer_mod, compute_mod},
+      {"PRelu", OpPattern::Broadcast, infer_prelu, compute_prelu},
+      variadic_op("Max"),
+      variadic_op("Min"),
+      variadic_op("Sum"),
+      variadic_op("Mean"),
   };
+  std::vector<GraphOp> math = unary_math_ops();
+  ops.insert(ops.end(), math.begin(), math.end());
+  return ops;
 }
 
 }  // namespace temper::graph::detail

@@ -1,6 +1,6 @@
 // The neural-network ONNX ops: Conv, Gemm, MatMul, MaxPool, AveragePool,
-// GlobalAveragePool, BatchNormalization (inference), Softmax, LayerNormalization and
-// ReduceMean.
+// GlobalAveragePool, BatchNormalization (inference), Softmax, LogSoftmax, Hardmax,
+// LayerNormalization and InstanceNormalization.
 //
 // Conv, Gemm, MatMul (2-D), GlobalAveragePool, BatchNormalization and Softmax compute with
 // the operator library's builders (compiler/ops). Pooling has its own compute: ONNX's
@@ -126,7 +126,8 @@ ConvShapes conv_shapes(const Graph& graph, const Node& node) {
   check_same_dtype(c.x, c.w, "input X", "weight W");
   size_t rank = c.x.shape.size();
   if (rank != 3 && rank != 4) {
-    throw UserError(str("input X is ", c.x.to_string(), "; Temper serves 1-D and 2-D convolutions (rank 3 or 4)"));
+    throw UnsupportedError(
+        str("input X is ", c.x.to_string(), "; Temper serves 1-D and 2-D convolutions (rank 3 or 4)"));
   }
   if (c.w.shape.size() != rank) {
     throw UserError(str("weight W is ", c.w.to_string(), " but must have the rank of X ", c.x.to_string()));
@@ -168,7 +169,10 @@ te::Tensor conv_epilogue(const Graph& graph, const Node& node, const std::vector
   const te::Tensor& b = in[2];
   return te::compute(
       shape_exprs(graph.value(node.outputs[0]).type.shape),
-      [&](const std::vector<Var>& i) { return product({i.begin(), i.end()}) + b(i[1]); }, output_name(graph, node, 0));
+      [&](const std::vector<Var>& i) {
+        return product({i.begin(), i.end()}) + b(i[1]);
+      },
+      output_name(graph, node, 0));
 }
 
 // A 1-D convolution runs as a 2-D one over [N, C, 1, L].
@@ -377,7 +381,7 @@ bool is_max_pool(const Node& node) {
 
 PoolShapes pool_shapes(const Graph& graph, const Node& node) {
   check_arity(node, 1, 1, node.op == "MaxPool" ? 2 : 1);
-  if (node.outputs.size() > 1) throw UserError("the Indices output is not supported");
+  if (node.outputs.size() > 1) throw UnsupportedError("the Indices output is not supported");
   PoolShapes p;
   p.x = input_type(graph, node, 0, "X");
   // MaxPool serves integers too (its padding is the type's lowest value).
@@ -389,11 +393,11 @@ PoolShapes pool_shapes(const Graph& graph, const Node& node) {
   size_t spatial = p.x.shape.size() - 2 - lanes;
   if (!is_max_pool(node) && node.attrs.has("dilations") &&
       ints_attr(node, "dilations", spatial, 1) != Shape(spatial, 1)) {
-    throw UserError("attribute dilations is not supported for AveragePool (it is an opset 19 attribute)");
+    throw UnsupportedError("attribute dilations is not supported for AveragePool (it is an opset 19 attribute)");
   }
   p.ceil_mode = node.attrs.get_int_or("ceil_mode", 0) != 0;
-  p.window = window_of(node, Shape(p.x.shape.begin() + 2, p.x.shape.begin() + 2 + spatial),
-                       kernel_shape(node, spatial), p.ceil_mode);
+  p.window = window_of(node, Shape(p.x.shape.begin() + 2, p.x.shape.begin() + 2 + spatial), kernel_shape(node, spatial),
+                       p.ceil_mode);
   p.output = {p.x.shape[0], p.x.shape[1]};
   p.output.insert(p.output.end(), p.window.output.begin(), p.window.output.end());
   if (lanes) p.output.push_back(p.x.shape.back());
@@ -492,7 +496,7 @@ std::vector<TensorType> infer_global_average_pool(const Graph& graph, const Node
     if (x.shape.size() != 5) throw UserError(str("input X is ", x.to_string(), "; expected [N, C/b, H, W, b]"));
     return {{{x.shape[0], x.shape[1], 1, 1, x.shape[4]}, x.dtype}};
   }
-  if (x.shape.size() != 4) throw UserError(str("input X is ", x.to_string(), "; Temper serves 4-D NCHW inputs"));
+  if (x.shape.size() != 4) throw UnsupportedError(str("input X is ", x.to_string(), "; Temper serves 4-D NCHW inputs"));
   return {{{x.shape[0], x.shape[1], 1, 1}, x.dtype}};
 }
 
@@ -505,7 +509,10 @@ std::vector<te::Tensor> compute_global_average_pool(const Graph& graph, const No
   IterVar rx = te::reduce_axis({0, ops::index_const(x[3])}, "rx");
   te::Tensor sum = te::compute(
       shape_exprs(graph.value(node.outputs[0]).type.shape),
-      [&](Var n, Var c, Var, Var, Var ci) { return te::sum(in[0](n, c, ry, rx, ci), {ry, rx}); }, name + "_sum");
+      [&](Var n, Var c, Var, Var, Var ci) {
+        return te::sum(in[0](n, c, ry, rx, ci), {ry, rx});
+      },
+      name + "_sum");
   return {te::compute(
       shape_exprs(graph.value(node.outputs[0]).type.shape),
       [&](const std::vector<Var>& i) {
@@ -519,9 +526,10 @@ std::vector<te::Tensor> compute_global_average_pool(const Graph& graph, const No
 std::vector<TensorType> infer_batch_norm(const Graph& graph, const Node& node) {
   check_arity(node, 5, 5, 5);
   if (node.outputs.size() > 1 || node.attrs.get_int_or("training_mode", 0) != 0) {
-    throw UserError("training mode (outputs running_mean and running_var) is not supported; Temper runs inference");
+    throw UnsupportedError(
+        "training mode (outputs running_mean and running_var) is not supported; Temper runs inference");
   }
-  if (node.attrs.get_int_or("spatial", 1) == 0) throw UserError("attribute spatial=0 is not supported");
+  if (node.attrs.get_int_or("spatial", 1) == 0) throw UnsupportedError("attribute spatial=0 is not supported");
   const TensorType& x = input_type(graph, node, 0, "X");
   check_float(x, "input X");
   if (x.shape.size() < 2) throw UserError(str("input X is ", x.to_string(), "; it needs a channel dimension"));
@@ -535,6 +543,40 @@ std::vector<TensorType> infer_batch_norm(const Graph& graph, const Node& node) {
     }
   }
   return {x};
+}
+
+// 1 at the first maximum along axis, 0 elsewhere.
+te::Tensor hardmax(const te::Tensor& x, int64_t axis, const std::string& name) {
+  Shape shape = static_shape(x);
+  Shape row_shape = shape;
+  row_shape[axis] = 1;
+  auto at_row = [&](const std::vector<Var>& i, Expr along) {
+    std::vector<Expr> index(i.begin(), i.end());
+    index[axis] = along;
+    return index;
+  };
+  te::Tensor m = te::compute(
+      shape_exprs(row_shape),
+      [&](const std::vector<Var>& i) {
+        IterVar k = te::reduce_axis({0, ops::index_const(shape[axis])}, "k");
+        return te::max(x(at_row(i, k)), {k});
+      },
+      name + "_max");
+  te::Tensor first = te::compute(
+      shape_exprs(row_shape),
+      [&](const std::vector<Var>& i) {
+        IterVar k = te::reduce_axis({0, ops::index_const(shape[axis])}, "k");
+        Expr hit = x(at_row(i, k)) == m(at_row(i, ops::index_const(0)));
+        return te::min(select(hit, Expr(k), ops::index_const(shape[axis])), {k});
+      },
+      name + "_first");
+  return te::compute(
+      shape_exprs(shape),
+      [&](const std::vector<Var>& i) {
+        Expr hit = Expr(i[axis]) == first(at_row(i, ops::index_const(0)));
+        return select(hit, make_const(x.dtype(), 1.0), make_const(x.dtype(), 0.0));
+      },
+      name);
 }
 
 int softmax_axis(const Graph& graph, const Node& node, int64_t rank) {
@@ -551,14 +593,16 @@ std::vector<TensorType> infer_softmax(const Graph& graph, const Node& node) {
 
 // From opset 13 softmax runs along `axis`; before, over all of [axis, rank) at once (the
 // input as the matrix [prod(shape[:axis]), prod(shape[axis:])]).
+// LogSoftmax alike.
 std::vector<te::Tensor> compute_softmax(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
   std::string name = output_name(graph, node, 0);
+  auto along = node.op == "Softmax" ? ops::softmax : node.op == "LogSoftmax" ? log_softmax : hardmax;
   Shape shape = static_shape(in[0]);
   int axis = softmax_axis(graph, node, static_cast<int64_t>(shape.size()));
-  if (graph.opset >= 13 || product(shape, axis + 1, shape.size()) == 1) return {ops::softmax(in[0], axis, name)};
+  if (graph.opset >= 13 || product(shape, axis + 1, shape.size()) == 1) return {along(in[0], axis, name)};
   Shape matrix = {product(shape, 0, axis), product(shape, axis, shape.size())};
   te::Tensor rows = ops::reshape(in[0], matrix, name + "_rows");
-  te::Tensor y = ops::softmax(rows, 1, name + "_softmax");
+  te::Tensor y = along(rows, 1, name + "_" + node.op);
   return {ops::reshape(y, shape, name)};
 }
 
@@ -643,74 +687,100 @@ std::vector<te::Tensor> compute_layer_norm(const Graph& graph, const Node& node,
   return outputs;
 }
 
-// ---------------------------------------------------------------- ReduceMean
-
-// The reduced dimensions (attribute axes; all when absent) as flags per dimension.
-std::vector<bool> reduced_dims(const Node& node, int64_t rank) {
-  std::vector<int64_t> axes = node.attrs.get_ints_or("axes", {});
-  std::vector<bool> reduced(rank, axes.empty());
-  for (int64_t a : axes) {
-    int d = normalize_axis(a, rank, "axes entry");
-    if (reduced[d]) throw UserError(str("attribute axes=", ints_str(axes), " names dimension ", d, " twice"));
-    reduced[d] = true;
-  }
-  return reduced;
-}
-
-Shape reduce_output_shape(const Shape& in, const std::vector<bool>& reduced, bool keepdims) {
-  Shape out;
-  for (size_t d = 0; d < in.size(); ++d) {
-    if (!reduced[d]) {
-      out.push_back(in[d]);
-    } else if (keepdims) {
-      out.push_back(1);
+// InstanceNormalization: each (n, c) plane of X [N, C, d...] normalised by its own mean and
+// variance, then scaled and shifted by scale[c] and B[c].
+std::vector<TensorType> infer_instance_norm(const Graph& graph, const Node& node) {
+  check_arity(node, 3, 3);
+  const TensorType& x = input_type(graph, node, 0, "input");
+  check_float(x, "the input");
+  if (x.shape.size() < 3) throw UserError(str("input is ", x.to_string(), "; it must be [N, C, d1, ...]"));
+  for (int i : {1, 2}) {
+    const char* role = i == 1 ? "scale" : "B";
+    const TensorType& param = input_type(graph, node, i, role);
+    check_same_dtype(x, param, "the input", role);
+    if (param.shape != Shape{x.shape[1]}) {
+      throw UserError(str("input ", role, " is ", param.to_string(), " but must be [", x.shape[1], "] (the channels)"));
     }
   }
-  return out;
+  return {x};
 }
 
-std::vector<TensorType> infer_reduce_mean(const Graph& graph, const Node& node) {
-  check_arity(node, 1, 1);
-  if (graph.opset >= 18) throw UserError("opset 18's axes input is not supported");
-  const TensorType& x = input_type(graph, node, 0, "data");
-  check_float(x, "input data");
-  std::vector<bool> reduced = reduced_dims(node, static_cast<int64_t>(x.shape.size()));
-  return {{reduce_output_shape(x.shape, reduced, node.attrs.get_int_or("keepdims", 1) != 0), x.dtype}};
-}
-
-std::vector<te::Tensor> compute_reduce_mean(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
+std::vector<te::Tensor> compute_instance_norm(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
   const te::Tensor& x = in[0];
   Shape shape = static_shape(x);
-  std::vector<bool> reduced = reduced_dims(node, static_cast<int64_t>(shape.size()));
-  bool keepdims = node.attrs.get_int_or("keepdims", 1) != 0;
-  std::vector<IterVar> axes;
-  int64_t count = 1;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (!reduced[d]) continue;
-    axes.push_back(te::reduce_axis({0, ops::index_const(shape[d])}, "r" + std::to_string(d)));
-    count *= shape[d];
-  }
-  Expr inv_count = make_const(x.dtype(), 1.0 / static_cast<double>(count));
-  return {te::compute(
-      shape_exprs(reduce_output_shape(shape, reduced, keepdims)),
-      [&](const std::vector<Var>& i) {
-        std::vector<Expr> index;
-        size_t next_axis = 0;
-        size_t next_out = 0;
-        for (size_t d = 0; d < shape.size(); ++d) {
-          if (reduced[d]) {
-            index.push_back(axes[next_axis++]);
-            if (keepdims) ++next_out;
-          } else {
-            index.push_back(i[next_out++]);
-          }
-        }
-        return te::sum(x(index) * inv_count, axes);
+  int rank = static_cast<int>(shape.size());
+  DataType t = x.dtype();
+  std::string name = output_name(graph, node, 0);
+  Shape stats_shape = {shape[0], shape[1]};
+  Expr inv_count = make_const(t, 1.0 / static_cast<double>(product(shape, 2, rank)));
+  auto plane = [&](Var n, Var c, std::vector<IterVar>& axes) {
+    std::vector<Expr> index = {n, c};
+    for (int d = 2; d < rank; ++d) {
+      axes.push_back(te::reduce_axis({0, ops::index_const(shape[d])}, "r" + std::to_string(d)));
+      index.push_back(axes.back());
+    }
+    return index;
+  };
+  te::Tensor mean = te::compute(
+      shape_exprs(stats_shape),
+      [&](Var n, Var c) {
+        std::vector<IterVar> axes;
+        std::vector<Expr> at = plane(n, c, axes);
+        return te::sum(x(at) * inv_count, axes);
       },
-      output_name(graph, node, 0))};
+      name + "_mean");
+  te::Tensor variance = te::compute(
+      shape_exprs(stats_shape),
+      [&](Var n, Var c) {
+        std::vector<IterVar> axes;
+        std::vector<Expr> at = plane(n, c, axes);
+        Expr centered = x(at) - mean(n, c);
+        return te::sum(centered * centered * inv_count, axes);
+      },
+      name + "_var");
+  Expr epsilon = make_const(t, node.attrs.get_float_or("epsilon", 1e-5));
+  return {te::compute(
+      shape_exprs(shape),
+      [&](const std::vector<Var>& i) {
+        Expr normalized = (x({i.begin(), i.end()}) - mean(i[0], i[1])) * te::rsqrt(variance(i[0], i[1]) + epsilon);
+        return normalized * in[1](i[1]) + in[2](i[1]);
+      },
+      name)};
 }
 
 }  // namespace
+
+te::Tensor log_softmax(const te::Tensor& x, int64_t axis, const std::string& name) {
+  Shape shape = static_shape(x);
+  Shape row_shape = shape;
+  row_shape[axis] = 1;
+  auto at_row = [&](const std::vector<Var>& i, Expr along) {
+    std::vector<Expr> index(i.begin(), i.end());
+    index[axis] = along;
+    return index;
+  };
+  te::Tensor m = te::compute(
+      shape_exprs(row_shape),
+      [&](const std::vector<Var>& i) {
+        IterVar k = te::reduce_axis({0, ops::index_const(shape[axis])}, "k");
+        return te::max(x(at_row(i, k)), {k});
+      },
+      name + "_max");
+  te::Tensor log_sum = te::compute(
+      shape_exprs(row_shape),
+      [&](const std::vector<Var>& i) {
+        IterVar k = te::reduce_axis({0, ops::index_const(shape[axis])}, "k");
+        return te::sum(te::exp(x(at_row(i, k)) - m(at_row(i, ops::index_const(0)))), {k});
+      },
+      name + "_sumexp");
+  return te::compute(
+      shape_exprs(shape),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> row = at_row(i, ops::index_const(0));
+        return x({i.begin(), i.end()}) - m(row) - te::log(log_sum(row));
+      },
+      name);
+}
 
 ConvWindow2d conv2d_window(const Graph& graph, const Node& node) {
   ConvShapes c = conv_shapes(graph, node);
@@ -740,8 +810,10 @@ std::vector<GraphOp> nn_graph_ops() {
              ops::batch_norm(in[0], in[3], in[4], in[1], in[2], 1, epsilon, output_name(graph, node, 0))};
        }},
       {"Softmax", OpPattern::Reduction, infer_softmax, compute_softmax},
+      {"LogSoftmax", OpPattern::Reduction, infer_softmax, compute_softmax},
+      {"Hardmax", OpPattern::Reduction, infer_softmax, compute_softmax},
+      {"InstanceNormalization", OpPattern::Reduction, infer_instance_norm, compute_instance_norm},
       {"LayerNormalization", OpPattern::Reduction, infer_layer_norm, compute_layer_norm},
-      {"ReduceMean", OpPattern::Reduction, infer_reduce_mean, compute_reduce_mean},
   };
   ops.insert(ops.end(), blocked_pools.begin(), blocked_pools.end());
   return ops;

@@ -142,7 +142,9 @@ struct PadAmounts {
 
 PadAmounts pad_amounts(const Graph& graph, const Node& node, const TensorType& x) {
   std::string mode = node.attrs.get_string_or("mode", "constant");
-  if (mode != "constant") throw UserError(str("mode '", mode, "' is not supported; Temper pads with mode 'constant'"));
+  if (mode != "constant" && mode != "reflect" && mode != "edge") {
+    throw UserError(str("mode '", mode, "' is none of 'constant', 'reflect' and 'edge'"));
+  }
   size_t rank = x.shape.size();
   std::vector<int64_t> pads;
   if (graph.opset < 11) {
@@ -155,7 +157,13 @@ PadAmounts pad_amounts(const Graph& graph, const Node& node, const TensorType& x
     throw UserError(str("pads ", ints_str(pads), " must have 2 x ", rank, " entries for input ", x.to_string()));
   }
   if (std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p < 0; })) {
-    throw UserError(str("pads ", ints_str(pads), " are negative; cropping by Pad is not supported (use Slice)"));
+    throw UnsupportedError(str("pads ", ints_str(pads), " are negative; cropping by Pad is not supported (use Slice)"));
+  }
+  for (size_t d = 0; mode == "reflect" && d < rank; ++d) {
+    if (std::max(pads[d], pads[d + rank]) >= x.shape[d]) {
+      throw UserError(str("pads ", ints_str(pads), " reflect past the ends of dimension ", d, " of ", x.to_string(),
+                          ": mode 'reflect' pads less than the extent"));
+    }
   }
   return {{pads.begin(), pads.begin() + rank}, {pads.begin() + rank, pads.end()}};
 }
@@ -174,9 +182,37 @@ std::vector<TensorType> infer_pad(const Graph& graph, const Node& node) {
   return {{out, x.dtype}};
 }
 
+// Modes reflect (the element mirrored at the edge, the edge itself not repeated) and edge
+// (the edge element repeated) read x at a folded index.
+te::Tensor pad_from_inside(const te::Tensor& x, const PadAmounts& p, bool reflect, const std::string& name) {
+  Shape shape = static_shape(x);
+  Shape out = shape;
+  for (size_t d = 0; d < out.size(); ++d) out[d] += p.before[d] + p.after[d];
+  return te::compute(
+      shape_exprs(out),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> source;
+        for (size_t d = 0; d < shape.size(); ++d) {
+          Expr j = i[d] - ops::index_const(p.before[d]);
+          Expr last = ops::index_const(shape[d] - 1);
+          if (reflect) {
+            j = select(j < ops::index_const(0), ops::index_const(0) - j, j);
+            j = select(j > last, last * ops::index_const(2) - j, j);
+          }
+          // For reflect a no-op (the pads are shorter than the extent) that shows the
+          // bounds check the index stays inside.
+          source.push_back(min(max(j, ops::index_const(0)), last));
+        }
+        return x(source);
+      },
+      name);
+}
+
 std::vector<te::Tensor> compute_pad(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
   const te::Tensor& x = in[0];
   PadAmounts p = pad_amounts(graph, node, input_type(graph, node, 0, "data"));
+  std::string mode = node.attrs.get_string_or("mode", "constant");
+  if (mode != "constant") return {pad_from_inside(x, p, mode == "reflect", output_name(graph, node, 0))};
   Expr value = make_const(x.dtype(), graph.opset < 11 ? node.attrs.get_float_or("value", 0.0) : 0.0);
   if (has_input(node, 2)) value = in[2](std::vector<Expr>(in[2].ndim(), ops::index_const(0)));
   return {ops::pad(x, p.before, p.after, value, output_name(graph, node, 0))};
@@ -206,7 +242,8 @@ NDArray constant_value(const Node& node) {
     std::copy(ints.begin(), ints.end(), a.data_as<int64_t>());
     return a;
   }
-  throw UserError(str("attribute ", name, " is not supported; Temper takes value, value_float(s) and value_int(s)"));
+  throw UnsupportedError(
+      str("attribute ", name, " is not supported; Temper takes value, value_float(s) and value_int(s)"));
 }
 
 // The dimensions Shape reports: [start, end) of the input's, clamped (start and end are
@@ -223,7 +260,8 @@ std::vector<TensorType> infer_shape(const Graph& graph, const Node& node) {
   check_arity(node, 1, 1);
   const TensorType& x = input_type(graph, node, 0, "data");
   Shape dims = shape_slice(node, x);
-  if (dims.empty()) throw UserError(str("reports no dimension of ", x.to_string(), "; Temper has no empty tensors"));
+  if (dims.empty())
+    throw UnsupportedError(str("reports no dimension of ", x.to_string(), "; Temper has no empty tensors"));
   return {{{static_cast<int64_t>(dims.size())}, DataType::int64()}};
 }
 

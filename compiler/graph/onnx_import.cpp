@@ -10,6 +10,7 @@
 #include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h (ONNX_ML=1)
 
 #include <fstream>
+#include <map>
 #include <queue>
 #include <set>
 #include <sstream>
@@ -74,8 +75,8 @@ Attribute convert_attribute(const onnx::AttributeProto& a, const std::string& no
     case AttributeProto::TENSOR:
       return tensor_from_proto(a.t(), str(node, ": attribute '", a.name(), "'"));
     default:
-      throw UserError(str(node, ": attribute '", a.name(), "' is of kind ", AttributeProto::AttributeType_Name(type),
-                          ", which Temper does not support"));
+      throw UnsupportedError(str(node, ": attribute '", a.name(), "' is of kind ",
+                                 AttributeProto::AttributeType_Name(type), ", which Temper does not support"));
   }
 }
 
@@ -100,8 +101,8 @@ std::vector<int64_t> input_shape(const onnx::ValueInfoProto& input, const Import
       continue;
     }
     if (dim.has_dim_value() && dim.dim_value() == 0) {
-      throw UserError(str("input '", name, "' has an empty dimension (axis ", axis,
-                          ", extent 0): Temper has no empty tensors"));
+      throw UnsupportedError(
+          str("input '", name, "' has an empty dimension (axis ", axis, ", extent 0): Temper has no empty tensors"));
     }
     if (dim.has_dim_param() && !dim.dim_param().empty()) {
       auto it = options.dims.find(dim.dim_param());
@@ -121,14 +122,14 @@ std::vector<int64_t> input_shape(const onnx::ValueInfoProto& input, const Import
 
 DataType input_dtype(const onnx::ValueInfoProto& input) {
   if (!input.type().has_tensor_type()) {
-    throw UserError(
+    throw UnsupportedError(
         str("input '", input.name(), "' is not a tensor (sequences, maps and optionals are not supported)"));
   }
   int elem_type = input.type().tensor_type().elem_type();
   std::optional<DataType> dtype = dtype_from_onnx(elem_type);
   if (!dtype) {
-    throw UserError(str("input '", input.name(), "' has element type ", onnx_type_name(elem_type),
-                        ", which Temper does not support"));
+    throw UnsupportedError(str("input '", input.name(), "' has element type ", onnx_type_name(elem_type),
+                               ", which Temper does not support"));
   }
   return *dtype;
 }
@@ -183,20 +184,31 @@ std::vector<std::string> node_names(const onnx::GraphProto& g) {
   return names;
 }
 
-// The domain and op of every node must be ones Temper serves.
+// The domain and op of every node must be ones Temper serves. An unsupported op is
+// refused with every unsupported op of the model, each with its count and first node, so
+// that one message tells a user all that is missing.
 void check_ops(const onnx::GraphProto& g, const std::vector<std::string>& names) {
+  std::map<std::string, std::pair<int, int>> missing;  // op -> (count, first node)
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& node = g.node(i);
     if (!is_default_domain(node.domain())) {
-      throw UserError(str(node_label(names[i], node), " is in the domain '", node.domain(),
-                          "': Temper supports only the default ONNX domain"));
+      throw UnsupportedError(str(node_label(names[i], node), " is in the domain '", node.domain(),
+                                 "': Temper supports only the default ONNX domain"));
     }
     const GraphOp* op = find_graph_op(node.op_type());
     if (op == nullptr || op->internal) {
-      throw UserError(str(node_label(names[i], node), ": Temper does not support the ONNX op '", node.op_type(),
-                          "'; supported: ", join(supported_graph_ops(), ", ")));
+      auto [it, first] = missing.emplace(node.op_type(), std::make_pair(0, i));
+      ++it->second.first;
     }
   }
+  if (missing.empty()) return;
+  std::vector<std::string> listed;
+  for (const auto& [op, seen] : missing) {
+    listed.push_back(str("'", op, "' (", plural(seen.first, "node"), ", first ",
+                         node_label(names[seen.second], g.node(seen.second)), ")"));
+  }
+  throw UnsupportedError(str("Temper does not support the ONNX op", missing.size() > 1 ? "s " : " ", join(listed, ", "),
+                             "; supported: ", join(supported_graph_ops(), ", ")));
 }
 
 // The nodes in an order where each reads only values produced before it: the model's
@@ -331,10 +343,10 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& source, con
   if (!model.ParseFromString(bytes)) throw UserError(not_a_model + "it is truncated or not protobuf data");
   if (!model.has_graph()) throw UserError(not_a_model + "it has no graph");
   int64_t opset = default_opset(model);
-  if (opset == 0) throw UserError(str(source, " imports no opset of the default ONNX domain"));
+  if (opset == 0) throw UnsupportedError(str(source, " imports no opset of the default ONNX domain"));
   if (opset < kMinOpset || opset > kMaxOpset) {
-    throw UserError(str(source, " uses ONNX opset ", opset, "; Temper supports opsets ", kMinOpset, " to ", kMaxOpset,
-                        " (convert the model with onnx.version_converter)"));
+    throw UnsupportedError(str(source, " uses ONNX opset ", opset, "; Temper supports opsets ", kMinOpset, " to ",
+                               kMaxOpset, " (convert the model with onnx.version_converter)"));
   }
 
   const onnx::GraphProto& g = model.graph();
@@ -350,6 +362,10 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& source, con
     // once the Shape chain computing it has folded. Inference then types what is left.
     if (options.fold_constants) fold_constants(graph);
     infer_types(graph);
+  } catch (const ConstantRequiredError& e) {
+    throw ConstantRequiredError(str(source, ": ", e.what()), e.value());
+  } catch (const UnsupportedError& e) {
+    throw UnsupportedError(str(source, ": ", e.what()));
   } catch (const UserError& e) {
     throw UserError(str(source, ": ", e.what()));
   }

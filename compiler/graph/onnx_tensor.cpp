@@ -126,7 +126,7 @@ std::string onnx_type_name(int elem_type) {
 NDArray tensor_from_proto(const TensorProto& proto, const std::string& what) {
   std::optional<DataType> dtype = dtype_from_onnx(proto.data_type());
   if (!dtype) {
-    throw UserError(
+    throw UnsupportedError(
         str(what, " has element type ", onnx_type_name(proto.data_type()), ", which Temper does not support"));
   }
   if (proto.data_location() == TensorProto::EXTERNAL || proto.external_data_size() > 0) {

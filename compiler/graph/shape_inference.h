@@ -10,4 +10,9 @@ namespace temper::graph {
 
 void infer_types(Graph& graph);
 
+// One node's outputs typed by its GraphOp::infer, as infer_types types each node (constant
+// folding types nodes one by one as it folds). UnsupportedError for an output with an
+// extent 0: Temper has no empty tensors.
+void infer_node_types(Graph& graph, const Node& node);
+
 }  // namespace temper::graph

@@ -1,6 +1,9 @@
 // Temper's three error channels (after Halide's src/Error.h):
 //  - UserError: the input was wrong (a bad shape, an illegal schedule step, a
 //    malformed workload string). The message says what was wrong and what to do.
+//    UnsupportedError, a UserError, is the valid input Temper does not implement (an ONNX
+//    op, attribute value or element type): the conformance suite counts it apart from
+//    a wrong result.
 //  - InternalError: Temper itself is wrong. Thrown by TEMPER_CHECK with file:line.
 //  - warnings: printed, never thrown (see warn()).
 // ScheduleError (compiler/schedule/) derives from UserError so a search can catch
@@ -16,6 +19,11 @@ namespace temper {
 class UserError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+class UnsupportedError : public UserError {
+ public:
+  using UserError::UserError;
 };
 
 class InternalError : public std::logic_error {

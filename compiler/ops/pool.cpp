@@ -49,8 +49,8 @@ Shape check_pool(const te::Tensor& x, std::array<int64_t, 2> kernel, const Windo
   check_rank(x, 4, op, str("the input (", layout_name(layout), ")"));
   check_window(window, op);
   if (window.dilation != std::array<int64_t, 2>{1, 1}) {
-    throw UserError(str(op, ": dilation ", window.dilation[0], "x", window.dilation[1],
-                        " is not supported; pooling takes dilation 1"));
+    throw UnsupportedError(str(op, ": dilation ", window.dilation[0], "x", window.dilation[1],
+                               " is not supported; pooling takes dilation 1"));
   }
   return pool2d_output_shape(static_shape(x, op), kernel, window, layout, op);
 }
@@ -86,7 +86,7 @@ te::Tensor max_pool2d(const te::Tensor& x, std::array<int64_t, 2> kernel, const 
                       const std::string& name) {
   Shape out = check_pool(x, kernel, window, layout, "max_pool2d");
   if (x.dtype().is_integer() && x.dtype() != DataType::int32()) {
-    throw UserError(str("max_pool2d: input dtype ", x.dtype(), " is not supported; use a float type or int32"));
+    throw UnsupportedError(str("max_pool2d: input dtype ", x.dtype(), " is not supported; use a float type or int32"));
   }
   double lowest = x.dtype().is_float() ? -std::numeric_limits<double>::infinity()
                                        : static_cast<double>(std::numeric_limits<int32_t>::lowest());

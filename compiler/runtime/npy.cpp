@@ -182,8 +182,8 @@ NDArray parse_npy(const std::string& bytes, const std::string& source) {
   int64_t elements = 1;
   for (int64_t d : header.shape) {
     if (d == 0) {
-      throw UserError(str(source, " holds an empty array (shape ", shape_to_string(header.shape),
-                          "); Temper has no empty tensors"));
+      throw UnsupportedError(str(source, " holds an empty array (shape ", shape_to_string(header.shape),
+                                 "); Temper has no empty tensors"));
     }
     if (elements > (int64_t{1} << 50) / d) throw UserError(str(source, " declares an array too large for memory"));
     elements *= d;

@@ -226,6 +226,9 @@ Expr max(Expr source, std::vector<IterVar> axis, Expr where) {
 Expr min(Expr source, std::vector<IterVar> axis, Expr where) {
   return make_reduce(ReduceOp::Min, std::move(source), std::move(axis), std::move(where));
 }
+Expr prod(Expr source, std::vector<IterVar> axis, Expr where) {
+  return make_reduce(ReduceOp::Prod, std::move(source), std::move(axis), std::move(where));
+}
 
 Expr exp(Expr x) { return math1("exp", std::move(x)); }
 Expr log(Expr x) { return math1("log", std::move(x)); }
@@ -237,17 +240,17 @@ Expr sigmoid(Expr x) { return math1("sigmoid", std::move(x)); }
 Expr fabs(Expr x) { return math1("fabs", std::move(x)); }
 Expr floor(Expr x) { return math1("floor", std::move(x)); }
 Expr ceil(Expr x) { return math1("ceil", std::move(x)); }
+Expr sin(Expr x) { return math1("sin", std::move(x)); }
+Expr cos(Expr x) { return math1("cos", std::move(x)); }
+Expr tan(Expr x) { return math1("tan", std::move(x)); }
+Expr asin(Expr x) { return math1("asin", std::move(x)); }
+Expr acos(Expr x) { return math1("acos", std::move(x)); }
+Expr atan(Expr x) { return math1("atan", std::move(x)); }
 Expr pow(Expr x, Expr y) {
   if (!x.dtype().is_float()) throw UserError(str("pow(", x, ", ", y, "): needs floating-point arguments"));
   if (y.dtype() != x.dtype()) y = cast(x.dtype(), y);
   DataType t = x.dtype();
   return call_pure(t, "pow", {std::move(x), std::move(y)});
-}
-
-bool is_math_function(const std::string& name) {
-  static const std::set<std::string> kNames = {"exp",  "log",  "sqrt",  "rsqrt", "tanh", "erf",
-                                               "sigmoid", "fabs", "floor", "ceil",  "pow"};
-  return kNames.count(name) > 0;
 }
 
 namespace {

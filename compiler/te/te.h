@@ -52,11 +52,11 @@ class Tensor {
 struct OperationNode {
   enum class Kind { Placeholder, Compute };
   Kind kind;
-  Buffer buffer;                 // holds name, dtype, shape
-  std::vector<IterVar> axis;     // compute: the spatial axes, one per output dimension
-  Expr body;                     // compute: the value at axis (a Reduce at the top, or not)
-  std::vector<Tensor> inputs;    // compute: the tensors the body reads, in first-use order
-  std::string tag;               // "injective", "reduction", "elemwise", ... for schedules
+  Buffer buffer;               // holds name, dtype, shape
+  std::vector<IterVar> axis;   // compute: the spatial axes, one per output dimension
+  Expr body;                   // compute: the value at axis (a Reduce at the top, or not)
+  std::vector<Tensor> inputs;  // compute: the tensors the body reads, in first-use order
+  std::string tag;             // "injective", "reduction", "elemwise", ... for schedules
 };
 
 Tensor placeholder(std::vector<Expr> shape, DataType dtype, std::string name);
@@ -79,6 +79,7 @@ IterVar reduce_axis(Range dom, std::string name);
 Expr sum(Expr source, std::vector<IterVar> axis, Expr where = Expr());
 Expr max(Expr source, std::vector<IterVar> axis, Expr where = Expr());
 Expr min(Expr source, std::vector<IterVar> axis, Expr where = Expr());
+Expr prod(Expr source, std::vector<IterVar> axis, Expr where = Expr());
 
 // Math calls; the argument must be floating point (UserError otherwise).
 Expr exp(Expr x);
@@ -91,10 +92,13 @@ Expr sigmoid(Expr x);
 Expr fabs(Expr x);
 Expr floor(Expr x);
 Expr ceil(Expr x);
+Expr sin(Expr x);
+Expr cos(Expr x);
+Expr tan(Expr x);
+Expr asin(Expr x);
+Expr acos(Expr x);
+Expr atan(Expr x);
 Expr pow(Expr x, Expr y);
-
-// The names Call(Pure) may carry: codegen maps each to an intrinsic or libm function.
-bool is_math_function(const std::string& name);
 
 // Lowers the stages that produce `args`' computed tensors to one PrimFunc whose
 // parameters are args' buffers in order. Every placeholder the computation reads must

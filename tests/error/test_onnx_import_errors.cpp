@@ -55,10 +55,38 @@ TEST(OnnxImportErrors, UnknownOpNamesNodeAndOp) {
   add_node(m, "Relu", {"x"}, {"r"}, "first");
   add_node(m, "Frobnicate", {"r"}, {"y"}, "frob");
   add_output(m, "y", {int64_t{4}});
-  expect_import_error(m, {"bad.onnx: node 'frob' (Frobnicate): Temper does not support the ONNX op 'Frobnicate'",
-                          "supported: ", "Conv", "Relu"});
+  expect_import_error(
+      m, {"bad.onnx: Temper does not support the ONNX op 'Frobnicate' (1 node, first node 'frob' (Frobnicate))",
+          "supported: ", "Conv", "Relu"});
   m.mutable_graph()->mutable_node(1)->clear_name();
-  expect_import_error(m, {"node 'Frobnicate_1' (Frobnicate)"});
+  expect_import_error(m, {"first node 'Frobnicate_1' (Frobnicate)"});
+}
+
+// One message lists every unsupported op of the model with its count, and its type says
+// "unsupported" (not a malformed model).
+TEST(OnnxImportErrors, EveryUnknownOpListedWithItsCount) {
+  onnx::ModelProto m = make_model();
+  add_input(m, "x", {int64_t{4}});
+  add_node(m, "Frobnicate", {"x"}, {"a"}, "f1");
+  add_node(m, "Relu", {"a"}, {"b"}, "r");
+  add_node(m, "Wibble", {"b"}, {"c"}, "w1");
+  add_node(m, "Frobnicate", {"c"}, {"y"}, "f2");
+  add_output(m, "y", {int64_t{4}});
+  expect_import_error(m, {"Temper does not support the ONNX ops 'Frobnicate' (2 nodes, first node 'f1' (Frobnicate)), "
+                          "'Wibble' (1 node, first node 'w1' (Wibble))"});
+  EXPECT_THROW(import_onnx_bytes(m.SerializeAsString(), "bad.onnx"), UnsupportedError);
+  // A malformed model is a UserError of its own kind, not "unsupported".
+  onnx::ModelProto dangling = make_model();
+  add_input(dangling, "x", {int64_t{4}});
+  add_node(dangling, "Add", {"x", "nowhere"}, {"y"}, "add");
+  add_output(dangling, "y", {int64_t{4}});
+  try {
+    import_onnx_bytes(dangling.SerializeAsString(), "bad.onnx");
+    ADD_FAILURE() << "a dangling input was imported";
+  } catch (const UnsupportedError& e) {
+    ADD_FAILURE() << "a malformed model was called unsupported: " << e.what();
+  } catch (const UserError&) {
+  }
 }
 
 TEST(OnnxImportErrors, OtherDomain) {

@@ -196,7 +196,7 @@ TEST(CodegenInput, NamesMathFunctionsAndShapesAreChecked) {
   EXPECT_TRUE(contains(user_error_of([&] {
                          emit_c({{"hyperbolic", {a}, cosh}});
                        }),
-                       "unknown math function 'cosh'; use exp, log,"));
+                       "unknown math function 'cosh'; the math functions are exp, log,"));
   Var n("n");
   Buffer unbound("B", f32, {n * 2});
   EXPECT_TRUE(contains(user_error_of([&] {

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "compiler/ir/functor.h"
+#include "compiler/ir/math_functions.h"
 #include "compiler/ir/text.h"
 #include "compiler/runtime/module.h"
 
@@ -86,9 +87,9 @@ std::string CodeGenC::emit(const std::vector<PrimFunc>& funcs) {
       }
     });
   }
-  for (const char* libm : {"exp", "log", "sqrt", "tanh", "erf", "fabs", "floor", "ceil", "pow", "fma"}) {
+  for (const std::string& libm : libm_functions()) {
     global_names_.insert(libm);
-    global_names_.insert(std::string(libm) + "f");
+    global_names_.insert(libm + "f");
   }
   for (const PrimFunc& f : funcs) print_function(f);
   return assemble();

@@ -90,8 +90,8 @@ class LoweredFormChecker : public IRVisitor {
   void check_math_call(const CallNode* op) {
     int arity = math_function_arity(op->name);
     if (arity < 0) {
-      throw UserError(str("function ", func_, ": unknown math function '", op->name,
-                          "'; use exp, log, sqrt, rsqrt, tanh, erf, sigmoid, fabs, floor, ceil, pow or fma"));
+      throw UserError(str("function ", func_, ": unknown math function '", op->name, "'; the math functions are ",
+                          math_function_names()));
     }
     if (static_cast<int>(op->args.size()) != arity) {
       throw UserError(str("function ", func_, ": ", op->name, " takes ", arity, " arguments, got ", op->args.size()));
@@ -220,14 +220,6 @@ Captures loop_body_captures(const ForNode* loop) {
   uses.bound.insert(loop->loop_var.get());
   uses.visit(loop->body);
   return Captures{uses.vars, uses.buffers};
-}
-
-int math_function_arity(const std::string& name) {
-  static const std::map<std::string, int> kArity = {{"exp", 1},   {"log", 1},  {"sqrt", 1},    {"rsqrt", 1},
-                                                    {"tanh", 1},  {"erf", 1},  {"sigmoid", 1}, {"fabs", 1},
-                                                    {"floor", 1}, {"ceil", 1}, {"pow", 2},     {"fma", 3}};
-  auto it = kArity.find(name);
-  return it == kArity.end() ? -1 : it->second;
 }
 
 bool allocate_on_stack(const Buffer& buffer) {

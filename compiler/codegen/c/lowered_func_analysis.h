@@ -5,7 +5,7 @@
 // The lowered form: no Block, BlockRealize or Reduce; every buffer access has one index
 // (the row-major element offset; a 0-d buffer may have none), parameters keep their
 // N-d shapes; the function name is a C identifier. Pure calls name a math function of
-// math_function_arity() on float operands; Extern calls take scalar arguments; the one
+// math_function_arity() (compiler/ir/math_functions.h) on float operands; Extern calls take scalar arguments; the one
 // Intrinsic is address_of(a buffer load with a scalar index).
 #pragma once
 
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "compiler/ir/ir.h"
+#include "compiler/ir/math_functions.h"
 
 namespace temper {
 
@@ -44,10 +45,6 @@ struct Captures {
 
 // Captures of a loop's body; the loop variable itself is defined by the loop.
 Captures loop_body_captures(const ForNode* loop);
-
-// The number of arguments of a math function a Pure call may name (exp, log, sqrt, rsqrt,
-// tanh, erf, sigmoid, fabs, floor, ceil: 1; pow: 2; fma: 3), or -1 if it is not one.
-int math_function_arity(const std::string& name);
 
 // Whether an Allocate's buffer lives on the stack (both backends decide alike): a
 // constant size, up to 256 KiB for "local" buffers (register tiles, accumulators) and

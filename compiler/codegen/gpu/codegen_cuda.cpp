@@ -1,6 +1,7 @@
 #include "compiler/codegen/gpu/codegen_cuda.h"
 
 #include "compiler/codegen/gpu/codegen_gpu.h"
+#include "compiler/ir/math_functions.h"
 #include "compiler/ir/text.h"
 
 namespace temper {
@@ -56,10 +57,12 @@ class CodeGenCUDA : public CodeGenGPU {
         // CUDA built-ins and what the preamble declares
         "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "min", "max", "int8_t", "uint8_t", "int16_t",
         "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t", "INT64_C", "UINT64_C"};
-    for (const char* math : {"exp", "log", "sqrt", "rsqrt", "tanh", "erf", "fabs", "floor", "ceil", "pow", "fma"}) {
+    for (const std::string& math : libm_functions()) {
       words.push_back(math);
-      words.push_back(std::string(math) + "f");
+      words.push_back(math + "f");
     }
+    words.push_back("rsqrt");
+    words.push_back("rsqrtf");
     for (const char* base : {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "longlong",
                              "ulonglong", "float", "double"}) {
       for (int lanes = 1; lanes <= 4; ++lanes) {

@@ -112,8 +112,8 @@ void CodeGenGPU::check_kernel(const DeviceKernel& kernel) const {
   }
   auto check_type = [&](DataType t, const std::string& what) {
     if (t.is_float() && t.bits() == 16) {
-      throw UserError(str(where, ": ", what, " is float16, which the ", dialect_name(),
-                          " backend does not support yet; compute in float32 or use the llvm or c target"));
+      throw UnsupportedError(str(where, ": ", what, " is float16, which the ", dialect_name(),
+                                 " backend does not support yet; compute in float32 or use the llvm or c target"));
     }
   };
   for (const Buffer& b : kernel.params) check_type(b->dtype, "buffer " + b->name);

@@ -2,6 +2,7 @@
 
 #include "compiler/codegen/gpu/codegen_gpu.h"
 #include "compiler/ir/functor.h"
+#include "compiler/ir/math_functions.h"
 #include "compiler/ir/text.h"
 
 namespace temper {
@@ -62,8 +63,8 @@ class CodeGenOpenCL : public CodeGenGPU {
         "sampler_t", "image1d_t", "image2d_t", "image3d_t",
         // built-in functions the printer calls, and what the preamble declares
         "get_local_id", "get_group_id", "barrier", "min", "max", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t",
-        "uint32_t", "int64_t", "uint64_t", "INT64_C", "UINT64_C", "exp", "log", "sqrt", "rsqrt", "tanh", "erf", "fabs",
-        "floor", "ceil", "pow", "fma"};
+        "uint32_t", "int64_t", "uint64_t", "INT64_C", "UINT64_C", "rsqrt"};
+    words.insert(words.end(), libm_functions().begin(), libm_functions().end());
     for (int lanes : {2, 3, 4, 8, 16}) {
       for (const char* base :
            {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double", "half"}) {

@@ -797,11 +797,12 @@ class CodeGenLLVM {
       llvm::Value* e = builder_.CreateIntrinsic(llvm::Intrinsic::exp, {type}, {builder_.CreateFNeg(args[0])});
       return builder_.CreateFDiv(one, builder_.CreateFAdd(one, e));
     }
-    TEMPER_CHECK(name == "tanh" || name == "erf", "unknown math function ", name);
+    TEMPER_CHECK(math_function_arity(name) == 1, "unknown math function ", name);
     return libm_call(name, type, args[0]);
   }
 
-  // A libm function (tanh, erf of float64) of one argument, lane by lane for vectors.
+  // A libm function of one argument (tanh and erf of float64, the trigonometric ones),
+  // lane by lane for vectors.
   llvm::Value* libm_call(const std::string& name, llvm::Type* type, llvm::Value* x) {
     llvm::Type* scalar = type->getScalarType();
     std::string symbol = scalar->isFloatTy() ? name + "f" : name;

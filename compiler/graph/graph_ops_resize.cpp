@@ -1,0 +1,189 @@
+// Resize (opsets 10-17) and Upsample (7-9): each dimension of X scaled, by nearest
+// neighbour or (multi)linear interpolation. The upsampling of feature pyramids, U-Nets
+// and detection heads.
+//
+// The output extents: `sizes` where given, else floor(extent * scale). Output index x maps
+// to the input coordinate by coordinate_transformation_mode (s the scale, I and O the
+// input's and output's extents):
+//   half_pixel          (x + 0.5) / s - 0.5          (the default)
+//   pytorch_half_pixel  as half_pixel, 0 where O = 1
+//   align_corners       x * (I - 1) / (O - 1), 0 where O = 1
+// (O is I * s before rounding down where scales are given, as ONNX's reference takes it)
+//   asymmetric          x / s                        (Upsample's, and Resize's in opset 10)
+//   tf_half_pixel_for_nn (x + 0.5) / s
+// Nearest rounds that coordinate by nearest_mode (round_prefer_floor by default, in
+// opset 11+; opset 10 and Upsample floor it), linear weighs the two neighbours of the
+// coordinate clamped to [0, I - 1]. Modes cubic and tf_crop_and_resize are refused.
+#include <cmath>
+
+#include "compiler/graph/graph_ops_common.h"
+#include "compiler/ops/shape.h"
+
+namespace temper::graph::detail {
+
+namespace {
+
+struct ResizePlan {
+  std::vector<double> scales;
+  Shape output;
+  std::string mode, coordinates, nearest;
+};
+
+// The constant float input i (scales) or int input (sizes), empty when absent or empty.
+std::vector<double> constant_values(const Graph& graph, const Node& node, int i, const std::string& role) {
+  if (!has_input(node, i)) return {};
+  const NDArray& a = constant_input(graph, node, i, role);
+  std::vector<double> v;
+  for (int64_t k = 0; k < a.size(); ++k) v.push_back(a.get(k));
+  return v;
+}
+
+ResizePlan resize_plan(const Graph& graph, const Node& node) {
+  bool upsample = node.op == "Upsample";
+  bool opset10 = !upsample && graph.opset < 11;
+  check_arity(node, 1, upsample || opset10 ? 2 : 4);
+  const TensorType& x = input_type(graph, node, 0, "X");
+  size_t rank = x.shape.size();
+  ResizePlan p;
+  p.mode = node.attrs.get_string_or("mode", "nearest");
+  if (p.mode == "cubic") throw UnsupportedError("mode \"cubic\" is not supported; Temper resizes by nearest or linear");
+  if (p.mode == "bilinear" && upsample) p.mode = "linear";  // opset 7's name
+  if (p.mode != "nearest" && p.mode != "linear") {
+    throw UserError(str("attribute mode=\"", p.mode, "\" is none of \"nearest\", \"linear\" and \"cubic\""));
+  }
+  p.coordinates =
+      upsample || opset10 ? "asymmetric" : node.attrs.get_string_or("coordinate_transformation_mode", "half_pixel");
+  if (p.coordinates == "tf_crop_and_resize") {
+    throw UnsupportedError("coordinate_transformation_mode \"tf_crop_and_resize\" is not supported");
+  }
+  if (p.coordinates != "half_pixel" && p.coordinates != "pytorch_half_pixel" && p.coordinates != "align_corners" &&
+      p.coordinates != "asymmetric" && p.coordinates != "tf_half_pixel_for_nn") {
+    throw UserError(str("attribute coordinate_transformation_mode=\"", p.coordinates, "\" is not one ONNX defines"));
+  }
+  p.nearest = upsample || opset10 ? "floor" : node.attrs.get_string_or("nearest_mode", "round_prefer_floor");
+  if (p.nearest != "round_prefer_floor" && p.nearest != "round_prefer_ceil" && p.nearest != "floor" &&
+      p.nearest != "ceil") {
+    throw UserError(str("attribute nearest_mode=\"", p.nearest, "\" is not one ONNX defines"));
+  }
+  std::vector<double> scales;
+  std::vector<double> sizes;
+  if (upsample && graph.opset < 9) {
+    scales = node.attrs.get_floats_or("scales", {});
+  } else {
+    scales = constant_values(graph, node, upsample || opset10 ? 1 : 2, "scales");
+    if (!upsample && !opset10) sizes = constant_values(graph, node, 3, "sizes");
+  }
+  if (scales.empty() == sizes.empty()) {
+    throw UserError("needs exactly one of scales and sizes");
+  }
+  std::vector<double>& given = scales.empty() ? sizes : scales;
+  if (given.size() != rank) {
+    throw UserError(str(scales.empty() ? "sizes" : "scales", " has ", given.size(), " entries; X ", x.to_string(),
+                        " has rank ", rank));
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    if (given[d] <= 0) throw UserError(str(scales.empty() ? "sizes" : "scales", " must be positive"));
+    int64_t out = scales.empty() ? static_cast<int64_t>(sizes[d])
+                                 : static_cast<int64_t>(std::floor(static_cast<double>(x.shape[d]) * scales[d]));
+    p.output.push_back(out);
+    p.scales.push_back(scales.empty() ? sizes[d] / static_cast<double>(x.shape[d]) : scales[d]);
+  }
+  return p;
+}
+
+std::vector<TensorType> infer_resize(const Graph& graph, const Node& node) {
+  const TensorType& x = input_type(graph, node, 0, "X");
+  return {{resize_plan(graph, node).output, x.dtype}};
+}
+
+// The input coordinate (float32) of output index i along a dimension.
+Expr source_coordinate(const ResizePlan& p, const Expr& i, double scale, int64_t in) {
+  double out = static_cast<double>(in) * scale;
+  DataType f = DataType::float32();
+  Expr x = cast(f, i);
+  auto c = [&](double v) { return make_const(f, v); };
+  if (p.coordinates == "half_pixel") return (x + c(0.5)) / c(scale) - c(0.5);
+  if (p.coordinates == "pytorch_half_pixel") return out > 1 ? (x + c(0.5)) / c(scale) - c(0.5) : c(0.0);
+  if (p.coordinates == "align_corners") return out > 1 ? x * c(static_cast<double>(in - 1) / (out - 1)) : c(0.0);
+  if (p.coordinates == "tf_half_pixel_for_nn") return (x + c(0.5)) / c(scale);
+  return x / c(scale);  // asymmetric
+}
+
+Expr clamp_index(const Expr& index, int64_t extent) {
+  return min(max(index, ops::index_const(0)), ops::index_const(extent - 1));
+}
+
+std::vector<te::Tensor> compute_resize(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
+  const te::Tensor& x = in[0];
+  Shape shape = static_shape(x);
+  ResizePlan p = resize_plan(graph, node);
+  DataType f = DataType::float32();
+  DataType i32 = DataType::int32();
+  return {te::compute(
+      shape_exprs(p.output),
+      [&](const std::vector<Var>& o) {
+        // Per dimension: the nearest index, or the two neighbours and the weight of the second.
+        std::vector<Expr> low, high, weight;
+        for (size_t d = 0; d < shape.size(); ++d) {
+          if (p.scales[d] == 1.0 && p.output[d] == shape[d] && p.coordinates != "tf_half_pixel_for_nn") {
+            low.push_back(o[d]);
+            high.push_back(Expr());
+            weight.push_back(Expr());
+            continue;
+          }
+          Expr coordinate = source_coordinate(p, o[d], p.scales[d], shape[d]);
+          if (p.mode == "nearest") {
+            Expr rounded;
+            if (p.nearest == "floor") {
+              rounded = te::floor(coordinate);
+            } else if (p.nearest == "ceil") {
+              rounded = te::ceil(coordinate);
+            } else if (p.nearest == "round_prefer_ceil") {
+              rounded = te::floor(coordinate + make_const(f, 0.5));
+            } else {
+              rounded = te::ceil(coordinate - make_const(f, 0.5));
+            }
+            low.push_back(clamp_index(cast(i32, rounded), shape[d]));
+            high.push_back(Expr());
+            weight.push_back(Expr());
+            continue;
+          }
+          Expr clamped = min(max(coordinate, make_const(f, 0.0)), make_const(f, static_cast<double>(shape[d] - 1)));
+          Expr base = te::floor(clamped);
+          low.push_back(clamp_index(cast(i32, base), shape[d]));
+          high.push_back(clamp_index(cast(i32, base) + ops::index_const(1), shape[d]));
+          weight.push_back(clamped - base);
+        }
+        // The sum over the corners of the interpolated dimensions.
+        Expr total;
+        std::vector<size_t> interpolated;
+        for (size_t d = 0; d < shape.size(); ++d) {
+          if (high[d].defined()) interpolated.push_back(d);
+        }
+        for (size_t corner = 0; corner < (size_t{1} << interpolated.size()); ++corner) {
+          std::vector<Expr> at = low;
+          Expr w = make_const(f, 1.0);
+          for (size_t k = 0; k < interpolated.size(); ++k) {
+            size_t d = interpolated[k];
+            bool upper = (corner >> k) & 1;
+            if (upper) at[d] = high[d];
+            w = w * (upper ? weight[d] : make_const(f, 1.0) - weight[d]);
+          }
+          Expr term = interpolated.empty() ? x(at) : cast(f, x(at)) * w;
+          total = total.defined() ? total + term : term;
+        }
+        return interpolated.empty() ? total : cast(x.dtype(), total);
+      },
+      output_name(graph, node, 0))};
+}
+
+}  // namespace
+
+std::vector<GraphOp> resize_graph_ops() {
+  return {
+      {"Resize", OpPattern::Injective, infer_resize, compute_resize},
+      {"Upsample", OpPattern::Injective, infer_resize, compute_resize},
+  };
+}
+
+}  // namespace temper::graph::detail
