@@ -53,7 +53,7 @@ const std::vector<GraphOp>& table() {
     for (auto family :
          {detail::elementwise_graph_ops, detail::logical_graph_ops, detail::nn_graph_ops, detail::reduce_graph_ops,
           detail::shape_graph_ops, detail::tensor_graph_ops, detail::loss_graph_ops, detail::conv_transpose_graph_ops,
-          detail::resize_graph_ops, detail::nchwc_graph_ops, detail::attention_graph_ops}) {
+          detail::resize_graph_ops, detail::einsum_graph_ops, detail::nchwc_graph_ops, detail::attention_graph_ops}) {
       for (GraphOp& op : family()) all.push_back(naming_the_node(std::move(op)));
     }
     std::sort(all.begin(), all.end(), [](const GraphOp& a, const GraphOp& b) { return a.op < b.op; });
@@ -212,6 +212,18 @@ Shape static_shape(const te::Tensor& t) {
     shape.push_back(*extent);
   }
   return shape;
+}
+
+decltype(GraphOp::compute) map_elements(ElementFn f) {
+  return [f = std::move(f)](const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
+    const te::Tensor& x = in[0];
+    return std::vector<te::Tensor>{te::compute(
+        x.shape(),
+        [&](const std::vector<Var>& i) {
+          return f(node, x({i.begin(), i.end()}));
+        },
+        output_name(graph, node, 0))};
+  };
 }
 
 DataType onnx_dtype(int64_t code, const std::string& attribute) {

@@ -26,6 +26,7 @@ std::vector<GraphOp> tensor_graph_ops();          // ConstantOfShape, Range, Exp
 std::vector<GraphOp> loss_graph_ops();            // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 std::vector<GraphOp> conv_transpose_graph_ops();  // ConvTranspose
 std::vector<GraphOp> resize_graph_ops();          // Resize, Upsample
+std::vector<GraphOp> einsum_graph_ops();          // Einsum
 std::vector<GraphOp> nn_graph_ops();              // Conv, Gemm, MatMul, pooling, normalisations, softmax
 std::vector<GraphOp> shape_graph_ops();           // Reshape, Transpose, Concat, Pad, Slice, Gather, Shape, ...
 std::vector<GraphOp> nchwc_graph_ops();           // the blocked layout's conversions and convs (internal)
@@ -87,6 +88,10 @@ ConvWindow2d conv2d_window(const Graph& graph, const Node& node);
 // batch of N x heads), so that batch entry b of the flattened scores reads mask row
 // b / (B / rows). nullopt for any other shape.
 std::optional<int64_t> attention_mask_rows(const Shape& batch, int64_t keys, const Shape& mask);
+
+// The compute of an op whose one output is f(node, x) for each element x of its one input.
+using ElementFn = std::function<Expr(const Node& node, const Expr& x)>;
+decltype(GraphOp::compute) map_elements(ElementFn f);
 
 // x - m - log(sum e^(x - m)) along axis, m the maximum there: LogSoftmax's (opset 13) and
 // the cross-entropy loss's.

@@ -163,19 +163,9 @@ std::vector<te::Tensor> compute_gelu(const Graph& graph, const Node& node, const
 // ---------------------------------------------------------------- more unary math, activations
 
 // out = f(x) per element; the attributes are read from the node.
-using ScalarFn = std::function<Expr(const Node& node, const Expr& x)>;
-
-GraphOp map_op(const std::string& op_type, bool float_only, ScalarFn f) {
+GraphOp map_op(const std::string& op_type, bool float_only, ElementFn f) {
   return {op_type, OpPattern::Elementwise, float_only ? infer_float_unary : infer_same_type,
-          [f](const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
-            const te::Tensor& x = in[0];
-            return std::vector<te::Tensor>{te::compute(
-                x.shape(),
-                [&](const std::vector<Var>& i) {
-                  return f(node, x({i.begin(), i.end()}));
-                },
-                output_name(graph, node, 0))};
-          }};
+          map_elements(std::move(f))};
 }
 
 Expr constant(const Expr& like, double value) {

@@ -49,7 +49,7 @@ GraphOp bool_binary_op(const std::string& op_type, bool logical, Expr (*f)(Expr,
 // ---------------------------------------------------------------- Not, IsNaN, IsInf
 
 // A unary op to bool, of float inputs (float_input) or of bools.
-GraphOp bool_unary_op(const std::string& op_type, bool float_input, std::function<Expr(const Node&, Expr)> f) {
+GraphOp bool_unary_op(const std::string& op_type, bool float_input, ElementFn f) {
   auto infer = [float_input](const Graph& graph, const Node& node) {
     check_arity(node, 1, 1);
     const TensorType& x = input_type(graph, node, 0, "X");
@@ -60,16 +60,7 @@ GraphOp bool_unary_op(const std::string& op_type, bool float_input, std::functio
     }
     return std::vector<TensorType>{{x.shape, DataType::boolean()}};
   };
-  return {op_type, OpPattern::Elementwise, infer,
-          [f](const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
-            const te::Tensor& x = in[0];
-            return std::vector<te::Tensor>{te::compute(
-                x.shape(),
-                [&](const std::vector<Var>& i) {
-                  return f(node, x({i.begin(), i.end()}));
-                },
-                output_name(graph, node, 0))};
-          }};
+  return {op_type, OpPattern::Elementwise, infer, map_elements(std::move(f))};
 }
 
 Expr is_inf(const Node& node, Expr x) {

@@ -14,6 +14,7 @@
 // (LOWER); with ceil_mode the output extent rounds up, but a window never starts in the
 // end padding.
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 
@@ -545,35 +546,50 @@ std::vector<TensorType> infer_batch_norm(const Graph& graph, const Node& node) {
   return {x};
 }
 
+// i with its entry along axis replaced by `along`.
+std::vector<Expr> with_axis(const std::vector<Var>& i, int64_t axis, Expr along) {
+  std::vector<Expr> index(i.begin(), i.end());
+  index[axis] = std::move(along);
+  return index;
+}
+
+// A stage of x's shape with axis of extent 1, each element reduce(i, k) for a reduction
+// axis k over x's axis: the row statistics of the softmax family.
+te::Tensor row_stage(const te::Tensor& x, int64_t axis,
+                     const std::function<Expr(const std::vector<Var>&, const IterVar&)>& reduce,
+                     const std::string& name) {
+  Shape rows = static_shape(x);
+  int64_t extent = rows[axis];
+  rows[axis] = 1;
+  return te::compute(
+      shape_exprs(rows),
+      [&](const std::vector<Var>& i) {
+        return reduce(i, te::reduce_axis({0, ops::index_const(extent)}, "k"));
+      },
+      name);
+}
+
+te::Tensor row_max(const te::Tensor& x, int64_t axis, const std::string& name) {
+  return row_stage(
+      x, axis, [&](const std::vector<Var>& i, const IterVar& k) { return te::max(x(with_axis(i, axis, k)), {k}); },
+      name);
+}
+
 // 1 at the first maximum along axis, 0 elsewhere.
 te::Tensor hardmax(const te::Tensor& x, int64_t axis, const std::string& name) {
-  Shape shape = static_shape(x);
-  Shape row_shape = shape;
-  row_shape[axis] = 1;
-  auto at_row = [&](const std::vector<Var>& i, Expr along) {
-    std::vector<Expr> index(i.begin(), i.end());
-    index[axis] = along;
-    return index;
-  };
-  te::Tensor m = te::compute(
-      shape_exprs(row_shape),
-      [&](const std::vector<Var>& i) {
-        IterVar k = te::reduce_axis({0, ops::index_const(shape[axis])}, "k");
-        return te::max(x(at_row(i, k)), {k});
-      },
-      name + "_max");
-  te::Tensor first = te::compute(
-      shape_exprs(row_shape),
-      [&](const std::vector<Var>& i) {
-        IterVar k = te::reduce_axis({0, ops::index_const(shape[axis])}, "k");
-        Expr hit = x(at_row(i, k)) == m(at_row(i, ops::index_const(0)));
-        return te::min(select(hit, Expr(k), ops::index_const(shape[axis])), {k});
+  int64_t extent = static_shape(x)[axis];
+  te::Tensor m = row_max(x, axis, name + "_max");
+  te::Tensor first = row_stage(
+      x, axis,
+      [&](const std::vector<Var>& i, const IterVar& k) {
+        Expr hit = x(with_axis(i, axis, k)) == m(with_axis(i, axis, ops::index_const(0)));
+        return te::min(select(hit, Expr(k), ops::index_const(extent)), {k});
       },
       name + "_first");
   return te::compute(
-      shape_exprs(shape),
+      x.shape(),
       [&](const std::vector<Var>& i) {
-        Expr hit = Expr(i[axis]) == first(at_row(i, ops::index_const(0)));
+        Expr hit = Expr(i[axis]) == first(with_axis(i, axis, ops::index_const(0)));
         return select(hit, make_const(x.dtype(), 1.0), make_const(x.dtype(), 0.0));
       },
       name);
@@ -751,33 +767,18 @@ std::vector<te::Tensor> compute_instance_norm(const Graph& graph, const Node& no
 }  // namespace
 
 te::Tensor log_softmax(const te::Tensor& x, int64_t axis, const std::string& name) {
-  Shape shape = static_shape(x);
-  Shape row_shape = shape;
-  row_shape[axis] = 1;
-  auto at_row = [&](const std::vector<Var>& i, Expr along) {
-    std::vector<Expr> index(i.begin(), i.end());
-    index[axis] = along;
-    return index;
-  };
-  te::Tensor m = te::compute(
-      shape_exprs(row_shape),
-      [&](const std::vector<Var>& i) {
-        IterVar k = te::reduce_axis({0, ops::index_const(shape[axis])}, "k");
-        return te::max(x(at_row(i, k)), {k});
-      },
-      name + "_max");
-  te::Tensor log_sum = te::compute(
-      shape_exprs(row_shape),
-      [&](const std::vector<Var>& i) {
-        IterVar k = te::reduce_axis({0, ops::index_const(shape[axis])}, "k");
-        return te::sum(te::exp(x(at_row(i, k)) - m(at_row(i, ops::index_const(0)))), {k});
+  te::Tensor m = row_max(x, axis, name + "_max");
+  te::Tensor sum = row_stage(
+      x, axis,
+      [&](const std::vector<Var>& i, const IterVar& k) {
+        return te::sum(te::exp(x(with_axis(i, axis, k)) - m(with_axis(i, axis, ops::index_const(0)))), {k});
       },
       name + "_sumexp");
   return te::compute(
-      shape_exprs(shape),
+      x.shape(),
       [&](const std::vector<Var>& i) {
-        std::vector<Expr> row = at_row(i, ops::index_const(0));
-        return x({i.begin(), i.end()}) - m(row) - te::log(log_sum(row));
+        std::vector<Expr> row = with_axis(i, axis, ops::index_const(0));
+        return x({i.begin(), i.end()}) - m(row) - te::log(sum(row));
       },
       name);
 }

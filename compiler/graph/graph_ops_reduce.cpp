@@ -1,7 +1,7 @@
 // The ONNX reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1,
 // ReduceL2, ReduceSumSquare, ReduceLogSum and ReduceLogSumExp over the dimensions `axes`
 // names (all when it is absent), keeping them as extent 1 with keepdims=1; ArgMax and
-// ArgMin along one axis; GlobalMaxPool over the spatial dimensions; CumSum.
+// ArgMin along one axis; GlobalMaxPool over the spatial dimensions; CumSum; TopK.
 //
 // The axes are an attribute, except ReduceSum's from opset 13: an optional input, which
 // must be a constant, with noop_with_empty_axes=1 making "no axes" the identity. A
@@ -341,6 +341,92 @@ std::vector<te::Tensor> compute_cumsum(const Graph& graph, const Node& node, con
       output_name(graph, node, 0))};
 }
 
+// ---------------------------------------------------------------- TopK
+
+struct TopKShape {
+  int axis;
+  int64_t k;
+};
+
+TopKShape top_k_shape(const Graph& graph, const Node& node, const TensorType& x) {
+  int axis = normalize_axis(node.attrs.get_int_or("axis", -1), static_cast<int64_t>(x.shape.size()), "axis");
+  int64_t k = 0;
+  if (graph.opset < 10) {
+    k = node.attrs.get_int("k");
+  } else {
+    std::vector<int64_t> ks = constant_ints(graph, node, 1, "K");
+    if (ks.size() != 1) throw UserError(str("input K ", ints_str(ks), " must hold one integer"));
+    k = ks[0];
+  }
+  if (k < 1 || k > x.shape[axis]) {
+    throw UserError(
+        str("K=", k, " is outside [1, ", x.shape[axis], "], the extent of axis ", axis, " of ", x.to_string()));
+  }
+  return {axis, k};
+}
+
+std::vector<TensorType> infer_top_k(const Graph& graph, const Node& node) {
+  int inputs = graph.opset < 10 ? 1 : 2;
+  check_arity(node, inputs, inputs, 2);
+  const TensorType& x = input_type(graph, node, 0, "X");
+  if (x.dtype.is_bool()) throw UserError(str("input X is ", x.to_string(), "; TopK takes numbers"));
+  TopKShape s = top_k_shape(graph, node, x);
+  Shape out = x.shape;
+  out[s.axis] = s.k;
+  std::vector<TensorType> types = {{out, x.dtype}, {out, DataType::int64()}};
+  types.resize(node.outputs.size());
+  return types;
+}
+
+// By ranks: an element's rank along the axis is the number of elements before it in the
+// order (larger first with largest=1, a tie going to the lower index, as ONNX orders
+// them); output r is the element of rank r. Sorted whatever `sorted` says (any order is
+// allowed with sorted=0). extent^2 comparisons: TopK's axes are short in models.
+std::vector<te::Tensor> compute_top_k(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
+  const te::Tensor& x = in[0];
+  Shape shape = static_shape(x);
+  TopKShape s = top_k_shape(graph, node, input_type(graph, node, 0, "X"));
+  bool largest = node.attrs.get_int_or("largest", 1) != 0;
+  std::string name = output_name(graph, node, 0);
+  auto along = [&](const std::vector<Var>& i, Expr at) {
+    std::vector<Expr> index(i.begin(), i.end());
+    index[s.axis] = at;
+    return index;
+  };
+  te::Tensor rank = te::compute(
+      shape_exprs(shape),
+      [&](const std::vector<Var>& i) {
+        IterVar j = te::reduce_axis({0, ops::index_const(shape[s.axis])}, "j");
+        Expr mine = x({i.begin(), i.end()});
+        Expr other = x(along(i, j));
+        Expr before = largest ? other > mine : other < mine;
+        before = before || (other == mine && Expr(j) < Expr(i[s.axis]));
+        return te::sum(select(before, ops::index_const(1), ops::index_const(0)), {j});
+      },
+      name + "_rank");
+  Shape out = shape;
+  out[s.axis] = s.k;
+  DataType i64 = DataType::int64();
+  te::Tensor indices = te::compute(
+      shape_exprs(out),
+      [&](const std::vector<Var>& r) {
+        IterVar j = te::reduce_axis({0, ops::index_const(shape[s.axis])}, "j");
+        Expr hit = rank(along(r, j)) == Expr(r[s.axis]);
+        return te::min(select(hit, cast(i64, Expr(j)), make_const(i64, shape[s.axis])), {j});
+      },
+      node.outputs.size() > 1 ? output_name(graph, node, 1) : name + "_indices");
+  te::Tensor values = te::compute(
+      shape_exprs(out),
+      [&](const std::vector<Var>& r) {
+        Expr at = min(cast(DataType::int32(), indices({r.begin(), r.end()})), ops::index_const(shape[s.axis] - 1));
+        return x(along(r, at));
+      },
+      name);
+  std::vector<te::Tensor> outputs = {values, indices};
+  outputs.resize(node.outputs.size());
+  return outputs;
+}
+
 }  // namespace
 
 std::vector<GraphOp> reduce_graph_ops() {
@@ -350,6 +436,7 @@ std::vector<GraphOp> reduce_graph_ops() {
   ops.push_back({"ArgMin", OpPattern::Reduction, infer_arg, compute_arg});
   ops.push_back({"GlobalMaxPool", OpPattern::Reduction, infer_global_max_pool, compute_global_max_pool});
   ops.push_back({"CumSum", OpPattern::Opaque, infer_cumsum, compute_cumsum});
+  ops.push_back({"TopK", OpPattern::Opaque, infer_top_k, compute_top_k});
   return ops;
 }
 

@@ -1,6 +1,6 @@
 // The ONNX ops that make tensors or move their elements by index, beside those of
 // graph_ops_shape.cpp: ConstantOfShape, EyeLike, Range, Size, Expand, Tile, Split, Trilu,
-// DepthToSpace, SpaceToDepth, GatherElements and OneHot.
+// DepthToSpace, SpaceToDepth, GatherElements, GatherND, ScatterND and OneHot.
 //
 // Output shapes are static in Temper: the inputs that fix one (ConstantOfShape's shape,
 // Expand's shape, Tile's repeats, Split's split, Range's start, limit and delta) must be
@@ -438,6 +438,175 @@ std::vector<te::Tensor> compute_one_hot(const Graph& graph, const Node& node, co
       output_name(graph, node, 0))};
 }
 
+// ---------------------------------------------------------------- GatherND and ScatterND
+
+// indices[..., t] as an index into dimension `dim` of data: int32, a negative one counting
+// from the end, clamped inside.
+Expr nd_index(const Expr& raw, int64_t extent) {
+  Expr index = cast(DataType::int32(), raw);
+  index = select(index < ops::index_const(0), index + ops::index_const(extent), index);
+  return min(max(index, ops::index_const(0)), ops::index_const(extent - 1));
+}
+
+void check_nd_indices(const TensorType& indices) {
+  if (indices.dtype != DataType::int64() && indices.dtype != DataType::int32()) {
+    throw UserError(str("input indices is ", indices.to_string(), "; it must be int64 or int32"));
+  }
+  if (indices.shape.empty()) throw UserError("input indices is a scalar; it needs at least 1 dimension");
+}
+
+std::vector<TensorType> infer_gather_nd(const Graph& graph, const Node& node) {
+  check_arity(node, 2, 2);
+  const TensorType& data = input_type(graph, node, 0, "data");
+  const TensorType& indices = input_type(graph, node, 1, "indices");
+  check_nd_indices(indices);
+  int64_t b = node.attrs.get_int_or("batch_dims", 0);
+  int64_t m = indices.shape.back();
+  int64_t r = static_cast<int64_t>(data.shape.size());
+  int64_t q = static_cast<int64_t>(indices.shape.size());
+  if (b < 0 || b >= std::min(r, q) || m < 1 || b + m > r) {
+    throw UserError(str("indices ", indices.to_string(), " with batch_dims=", b, " do not index data ",
+                        data.to_string(), ": the last extent of indices plus batch_dims must be at most data's rank"));
+  }
+  for (int64_t d = 0; d < b; ++d) {
+    if (indices.shape[d] != data.shape[d]) {
+      throw UserError(
+          str("the batch dimensions of indices ", indices.to_string(), " and data ", data.to_string(), " differ"));
+    }
+  }
+  Shape out(indices.shape.begin(), indices.shape.end() - 1);
+  out.insert(out.end(), data.shape.begin() + b + m, data.shape.end());
+  return {{out, data.dtype}};
+}
+
+// out[i..., j...] = data[i_0..i_{b-1}, indices[i..., 0..m-1], j...].
+std::vector<te::Tensor> compute_gather_nd(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
+  Shape data = static_shape(in[0]);
+  Shape indices = static_shape(in[1]);
+  int64_t b = node.attrs.get_int_or("batch_dims", 0);
+  int64_t m = indices.back();
+  size_t lead = indices.size() - 1;
+  return {te::compute(
+      shape_exprs(infer_gather_nd(graph, node)[0].shape),
+      [&](const std::vector<Var>& o) {
+        std::vector<Expr> at(o.begin(), o.begin() + b);
+        std::vector<Expr> index_at(o.begin(), o.begin() + lead);
+        index_at.push_back(Expr());
+        for (int64_t t = 0; t < m; ++t) {
+          index_at.back() = ops::index_const(t);
+          at.push_back(nd_index(in[1](index_at), data[b + t]));
+        }
+        at.insert(at.end(), o.begin() + lead, o.end());
+        return in[0](at);
+      },
+      output_name(graph, node, 0))};
+}
+
+std::vector<TensorType> infer_scatter_nd(const Graph& graph, const Node& node) {
+  check_arity(node, 3, 3);
+  const TensorType& data = input_type(graph, node, 0, "data");
+  const TensorType& indices = input_type(graph, node, 1, "indices");
+  const TensorType& updates = input_type(graph, node, 2, "updates");
+  check_nd_indices(indices);
+  check_same_dtype(data, updates, "input data", "input updates");
+  int64_t m = indices.shape.back();
+  if (m < 1 || m > static_cast<int64_t>(data.shape.size())) {
+    throw UserError(
+        str("indices ", indices.to_string(), " index more dimensions than data ", data.to_string(), " has"));
+  }
+  Shape expected(indices.shape.begin(), indices.shape.end() - 1);
+  expected.insert(expected.end(), data.shape.begin() + m, data.shape.end());
+  if (updates.shape != expected) {
+    throw UserError(str("updates ", updates.to_string(), " must be ", ints_str(expected),
+                        " (indices' leading dimensions, then data's after the indexed ones)"));
+  }
+  std::string reduction = node.attrs.get_string_or("reduction", "none");
+  if (reduction != "none" && reduction != "add" && reduction != "mul") {
+    throw UnsupportedError(str("reduction=\"", reduction, "\" is not supported; Temper takes none, add and mul"));
+  }
+  return {data};
+}
+
+// Each output element looks for the updates aimed at it: with reduction none the last one
+// (the highest update position; ONNX leaves duplicates undefined), with add or mul all of
+// them. A reduction over every update position: data's extent times the updates' count.
+std::vector<te::Tensor> compute_scatter_nd(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
+  Shape data = static_shape(in[0]);
+  Shape indices = static_shape(in[1]);
+  size_t m = static_cast<size_t>(indices.back());
+  size_t lead = indices.size() - 1;
+  std::string reduction = node.attrs.get_string_or("reduction", "none");
+  std::string name = output_name(graph, node, 0);
+  // Whether update position u (the reduce axes) aims at output element p.
+  auto aims_at = [&](const std::vector<IterVar>& u, const std::vector<Var>& p) {
+    std::vector<Expr> index_at(u.begin(), u.end());
+    index_at.push_back(Expr());
+    Expr match = make_bool(true);
+    for (size_t t = 0; t < m; ++t) {
+      index_at.back() = ops::index_const(static_cast<int64_t>(t));
+      match = match && nd_index(in[1](index_at), data[t]) == Expr(p[t]);
+    }
+    return match;
+  };
+  auto positions = [&]() {
+    std::vector<IterVar> u;
+    for (size_t d = 0; d < lead; ++d) {
+      u.push_back(te::reduce_axis({0, ops::index_const(indices[d])}, "u" + std::to_string(d)));
+    }
+    return u;
+  };
+  auto update_at = [&](const std::vector<Expr>& u, const std::vector<Var>& p) {
+    std::vector<Expr> at = u;
+    at.insert(at.end(), p.begin() + m, p.end());
+    return in[2](at);
+  };
+  if (reduction != "none") {
+    bool add = reduction == "add";
+    te::Tensor combined = te::compute(
+        shape_exprs(data),
+        [&](const std::vector<Var>& p) {
+          std::vector<IterVar> u = positions();
+          Expr value = update_at({u.begin(), u.end()}, p);
+          Expr contribution = select(aims_at(u, p), value, make_const(value.dtype(), add ? int64_t{0} : int64_t{1}));
+          return add ? te::sum(contribution, u) : te::prod(contribution, u);
+        },
+        name + "_updates");
+    return {te::compute(
+        shape_exprs(data),
+        [&](const std::vector<Var>& p) {
+          Expr old = in[0]({p.begin(), p.end()});
+          Expr c = combined({p.begin(), p.end()});
+          return add ? old + c : old * c;
+        },
+        name)};
+  }
+  // Without a reduction: the flat position of the last update aimed at each indexed
+  // element (-1 where none is), then that update or the data.
+  Shape head(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(m));
+  te::Tensor last = te::compute(
+      shape_exprs(head),
+      [&](const std::vector<Var>& p) {
+        std::vector<IterVar> u = positions();
+        Expr flat = ops::index_const(0);
+        for (size_t d = 0; d < lead; ++d) flat = flat * ops::index_const(indices[d]) + u[d];
+        return te::max(select(aims_at(u, p), flat, ops::index_const(-1)), u);
+      },
+      name + "_last");
+  return {te::compute(
+      shape_exprs(data),
+      [&](const std::vector<Var>& p) {
+        Expr h = last(std::vector<Expr>(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(m)));
+        std::vector<Expr> u(lead);
+        Expr rest = max(h, ops::index_const(0));
+        for (size_t d = lead; d-- > 0;) {
+          u[d] = floormod(rest, ops::index_const(indices[d]));
+          rest = floordiv(rest, ops::index_const(indices[d]));
+        }
+        return select(h >= ops::index_const(0), update_at(u, p), in[0]({p.begin(), p.end()}));
+      },
+      name)};
+}
+
 }  // namespace
 
 std::vector<GraphOp> tensor_graph_ops() {
@@ -456,6 +625,8 @@ std::vector<GraphOp> tensor_graph_ops() {
       {"GatherElements", OpPattern::Injective, infer_gather_elements, compute_gather_elements},
       {"EyeLike", OpPattern::Opaque, infer_eye_like, compute_eye_like},
       {"OneHot", OpPattern::Injective, infer_one_hot, compute_one_hot},
+      {"GatherND", OpPattern::Injective, infer_gather_nd, compute_gather_nd},
+      {"ScatterND", OpPattern::Opaque, infer_scatter_nd, compute_scatter_nd},
   };
 }
 

@@ -178,7 +178,7 @@ TEST(GraphOpsTable, ListsTheIssueOpsSorted) {
                          "Range", "Neg", "Reciprocal", "Exp", "Log", "Max", "Min", "Not", "Or", "Xor", "IsInf"}) {
     EXPECT_NE(find_graph_op(op), nullptr) << op;
   }
-  EXPECT_EQ(ops.size(), 118u);
+  EXPECT_EQ(ops.size(), 122u);
   EXPECT_EQ(find_graph_op("LSTM"), nullptr);
   EXPECT_EQ(find_graph_op("Conv")->pattern, OpPattern::OutFusable);
   EXPECT_EQ(find_graph_op("Add")->pattern, OpPattern::Broadcast);
@@ -811,6 +811,63 @@ TEST(GraphOpsTensor, DepthToSpaceAndBackAndGatherElements) {
   NDArray index = array({2, 2}, i64, {0, 0, 1, -2});
   EXPECT_EQ(values(OneNode().feed("d", data).feed("i", index).run("GatherElements", attrs({{"axis", int64_t{1}}}))[0]),
             (std::vector<double>{1, 1, 4, 3}));
+}
+
+TEST(GraphOpsTensor, TopKOrdersTiesByIndex) {
+  NDArray x = array({2, 4}, f32, {3, 1, 3, 2, 0, 5, 5, 4});
+  NDArray k = ints({2});
+  std::vector<NDArray> largest = OneNode().feed("x", x).constant("k", k).run("TopK", {}, {"v", "i"});
+  EXPECT_EQ(values(largest[0]), (std::vector<double>{3, 3, 5, 5}));
+  EXPECT_EQ(values(largest[1]), (std::vector<double>{0, 2, 1, 2}));
+  std::vector<NDArray> smallest =
+      OneNode().feed("x", x).constant("k", k).run("TopK", attrs({{"largest", int64_t{0}}}), {"v", "i"});
+  EXPECT_EQ(values(smallest[0]), (std::vector<double>{1, 2, 0, 4}));
+  EXPECT_EQ(values(smallest[1]), (std::vector<double>{1, 3, 0, 3}));
+  std::string e = error_of([] { OneNode().input("x", {2, 4}).constant("k", ints({5})).infer("TopK", {}, {"v", "i"}); });
+  EXPECT_NE(e.find("K=5 is outside [1, 4]"), std::string::npos) << e;
+}
+
+TEST(GraphOpsTensor, GatherNDAndScatterND) {
+  NDArray data = iota({2, 2});
+  EXPECT_EQ(values(OneNode().feed("d", data).feed("i", array({2, 2}, i64, {0, 0, 1, 1})).run("GatherND")[0]),
+            (std::vector<double>{1, 4}));
+  EXPECT_EQ(values(OneNode().feed("d", data).feed("i", array({2, 1}, i64, {1, -2})).run("GatherND")[0]),
+            (std::vector<double>{3, 4, 1, 2}));
+  EXPECT_EQ(
+      OneNode().input("d", {2, 3, 4}).input("i", {2, 1}, i64).infer("GatherND", attrs({{"batch_dims", int64_t{1}}})),
+      "float32[2,4]");
+  NDArray updates = array({2}, f32, {10, 20});
+  NDArray where = array({2, 2}, i64, {0, 1, 1, 0});
+  EXPECT_EQ(values(OneNode().feed("d", data).feed("i", where).feed("u", updates).run("ScatterND")[0]),
+            (std::vector<double>{1, 10, 20, 4}));
+  NDArray twice = array({2, 2}, i64, {0, 1, 0, 1});
+  EXPECT_EQ(values(OneNode()
+                       .feed("d", data)
+                       .feed("i", twice)
+                       .feed("u", updates)
+                       .run("ScatterND", attrs({{"reduction", std::string("add")}}))[0]),
+            (std::vector<double>{1, 32, 3, 4}));
+}
+
+TEST(GraphOpsNn, EinsumMatmulFormsAndImplicitOutput) {
+  NDArray a = iota({2, 3});
+  NDArray b = iota({3, 2});
+  EXPECT_EQ(
+      values(OneNode().feed("a", a).feed("b", b).run("Einsum", attrs({{"equation", std::string("ij,jk->ik")}}))[0]),
+      (std::vector<double>{22, 28, 49, 64}));
+  // Implicit output: the letters used once, alphabetically ("ik").
+  EXPECT_EQ(values(OneNode().feed("a", a).feed("b", b).run("Einsum", attrs({{"equation", std::string("ij,jk")}}))[0]),
+            (std::vector<double>{22, 28, 49, 64}));
+  EXPECT_EQ(values(OneNode().feed("a", a).run("Einsum", attrs({{"equation", std::string("ij->ji")}}))[0]),
+            (std::vector<double>{1, 4, 2, 5, 3, 6}));
+  EXPECT_EQ(values(OneNode().feed("a", iota({2, 2})).run("Einsum", attrs({{"equation", std::string("ii->i")}}))[0]),
+            (std::vector<double>{1, 4}));
+  std::string e = error_of([] {
+    OneNode().input("a", {2, 3}).input("b", {2, 2}).infer("Einsum", attrs({{"equation", std::string("ij,jk->ik")}}));
+  });
+  EXPECT_NE(e.find("letter 'j' of equation \"ij,jk->ik\" stands for both 3 and 2"), std::string::npos) << e;
+  EXPECT_THROW(OneNode().input("a", {2, 3}).infer("Einsum", attrs({{"equation", std::string("...j->j")}})),
+               UnsupportedError);
 }
 
 // ---------------------------------------------------------------- shape ops
