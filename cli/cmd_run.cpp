@@ -212,7 +212,8 @@ void print_profile(const graph::ExecutionPlan& plan, std::vector<std::vector<dou
   std::snprintf(line, sizeof line, "%9.3f ms in %zu kernels, %.1f%% of the median latency %.3f ms", total * 1e3,
                 call_s.size(), 100 * total / latency_s, latency_s * 1e3);
   print_line("profile", line);
-  std::snprintf(line, sizeof line, "%9.3f ms per run between the kernels (each run's latency less its kernels' times, the "
+  std::snprintf(line, sizeof line,
+                "%9.3f ms per run between the kernels (each run's latency less its kernels' times, the "
                 "median over the runs: %.1f%% of the latency, %.1f us per kernel)",
                 between_s * 1e3, 100 * between_s / latency_s, 1e6 * between_s / static_cast<double>(call_s.size()));
   print_line("profile", line);
@@ -238,8 +239,10 @@ void print_profile(const graph::ExecutionPlan& plan, std::vector<std::vector<dou
 
 int run_model(const std::vector<std::string>& args) {
   const std::string usage =
-      "usage: temper run MODEL.onnx|MODEL.so [--db FILE [--any-machine]] [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--repeat N] "
-      "[--output-dir DIR] [--target T] [--threads N] [--seed N] [--profile] [--layout nchwc|nchw8c|nchw16c|...-direct|nchw]";
+      "usage: temper run MODEL.onnx|MODEL.so [--db FILE [--any-machine]] [--input NAME=FILE.npy ...] [--dim NAME=N "
+      "...] [--repeat N] "
+      "[--output-dir DIR] [--target T] [--threads N] [--seed N] [--profile] [--layout "
+      "nchwc|nchw8c|nchw16c|...-direct|nchw]";
   std::vector<std::string> input_flags;
   std::string layout = "nchwc";
   std::vector<std::string> dim_flags;
@@ -257,9 +260,9 @@ int run_model(const std::vector<std::string>& args) {
   desc.add_options()("db", po::value(&db),
                      "compile each tunable op with the best record of this tuning log (MODEL.onnx only)")(
       "input", po::value(&input_flags)->composing(),
-      "NAME=FILE.npy: an input's data (repeatable); inputs not given "
-      "get random data")("dim", po::value(&dim_flags)->composing(),
-                         "NAME=N: the size of the model's dynamic dimension NAME (repeatable)")(
+      "NAME=FILE.npy: an input's data (repeatable), whose shape sizes the dynamic dimensions it declares; inputs "
+      "not given get random data")("dim", po::value(&dim_flags)->composing(),
+                                   "NAME=N: the size of the model's dynamic dimension NAME (repeatable)")(
       "repeat", po::value(&repeat)->default_value(10), "timed runs after the first; the median and min are printed")(
       "output-dir", po::value(&output_dir), "write each output as DIR/NAME.npy (DIR is created when missing)")(
       "target", po::value(&target_text),
@@ -268,7 +271,12 @@ int run_model(const std::vector<std::string>& args) {
                                                     "threads for parallel loops (0: one per core)")(
       "seed", po::value(&seed)->default_value(0), "seed of the random data for inputs not given")(
       "profile", po::bool_switch(&profile), "print each kernel's median time and share of the run, slowest first")(
-      "layout", po::value(&layout)->default_value("nchwc"), "activations of the convs: nchwc (blocked, kept across the graph; the block the log estimates fastest, else the target's vector; 3x3 stride-1 convs by Winograd where it pays), nchw8c or nchw16c (a fixed block), nchwc-direct, nchw8c-direct, nchw16c-direct (every conv direct) or nchw; a log tuned in one layout or block does not apply to another" " (MODEL.onnx only)");
+      "layout", po::value(&layout)->default_value("nchwc"),
+      "activations of the convs: nchwc (blocked, kept across the graph; the block the log estimates fastest, else the "
+      "target's vector; 3x3 stride-1 convs by Winograd where it pays), nchw8c or nchw16c (a fixed block), "
+      "nchwc-direct, nchw8c-direct, nchw16c-direct (every conv direct) or nchw; a log tuned in one layout or block "
+      "does not apply to another"
+      " (MODEL.onnx only)");
   add_machine_option(desc, any_machine);
   std::vector<std::string> positionals;
   po::variables_map vm;
@@ -318,6 +326,7 @@ int run_model(const std::vector<std::string>& args) {
   } else {
     graph::ImportOptions options;
     options.dims = parse_dim_flags(dim_flags);
+    for (const auto& [name, array] : inputs) options.data_shapes[name] = array.shape();
     graph::Graph g = graph::import_onnx(model_path, options);
     for (graph::ValueId v : g.inputs()) model_inputs.emplace_back(g.value(v).name, g.value(v).type);
     // Before compiling, so that a bad file fails fast.
@@ -390,7 +399,8 @@ int run_model(const std::vector<std::string>& args) {
 int cmd_run(const std::vector<std::string>& args) {
   if (names_model(args)) return run_model(args);
   const std::string usage =
-      "usage: temper run WORKLOAD [--db FILE [--any-machine] | --trace FILE | --schedule naive|default] [--target T] [--repeat N] "
+      "usage: temper run WORKLOAD [--db FILE [--any-machine] | --trace FILE | --schedule naive|default] [--target T] "
+      "[--repeat N] "
       "[--threads N] [--compare-naive] [--save-trace FILE]";
   ScheduleChoice choice;
   std::string target_text;
@@ -430,7 +440,8 @@ int cmd_run(const std::vector<std::string>& args) {
   print_line("target", target.to_string() + ", " + std::to_string(temper_get_num_threads()) + " threads");
   print_line("schedule", schedule_name);
   Measured m = measure(workload, op, sch, target, data, repeat, min_repeat_ms);
-  if (m.weight_packed) print_line("weights", "packed once into the config's layout before timing, as a model build does");
+  if (m.weight_packed)
+    print_line("weights", "packed once into the config's layout before timing, as a model build does");
   print_line("compile",
              "lower " + format_ms(m.build.lower_seconds) + ", codegen " + format_ms(m.build.codegen_seconds));
   char err[64];

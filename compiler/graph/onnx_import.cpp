@@ -80,8 +80,42 @@ Attribute convert_attribute(const onnx::AttributeProto& a, const std::string& no
   }
 }
 
-// A graph input's shape: the declared dims, dynamic ones bound by options.
-std::vector<int64_t> input_shape(const onnx::ValueInfoProto& input, const ImportOptions& options) {
+// The sizes of the named dynamic dimensions: options.dims, and those read off
+// options.data_shapes (the shapes of the data the caller will give some inputs); one name
+// bound to two sizes is an error naming both.
+std::map<std::string, int64_t> bound_dims(const onnx::GraphProto& g, const ImportOptions& options) {
+  std::map<std::string, int64_t> dims = options.dims;
+  std::map<std::string, std::string> bound_by;
+  for (const auto& [name, size] : options.dims) bound_by[name] = str("given as ", size);
+  for (const onnx::ValueInfoProto& input : g.input()) {
+    auto data = options.data_shapes.find(input.name());
+    if (data == options.data_shapes.end() || !input.type().tensor_type().has_shape()) continue;
+    const onnx::TensorShapeProto& declared = input.type().tensor_type().shape();
+    const std::vector<int64_t>& shape = data->second;
+    if (declared.dim_size() != static_cast<int>(shape.size())) {
+      throw UserError(str("input '", input.name(), "' is given data of shape ", shape_to_string(shape),
+                          ", but the model declares ", plural(declared.dim_size(), "dimension")));
+    }
+    for (int axis = 0; axis < declared.dim_size(); ++axis) {
+      const std::string& param = declared.dim(axis).dim_param();
+      if (param.empty() || declared.dim(axis).has_dim_value()) continue;
+      std::string source = str(shape[axis], " in the data given for '", input.name(), "' (axis ", axis, ")");
+      auto [it, inserted] = dims.emplace(param, shape[axis]);
+      if (inserted) {
+        bound_by[param] = source;
+      } else if (it->second != shape[axis]) {
+        throw UserError(str("the dynamic dimension '", param, "' is ", bound_by[param], " but ", source,
+                            ": give it one size"));
+      }
+    }
+  }
+  return dims;
+}
+
+// A graph input's shape: the declared dims, dynamic ones bound by dims (or the full
+// shape given in options.input_shapes).
+std::vector<int64_t> input_shape(const onnx::ValueInfoProto& input, const ImportOptions& options,
+                                 const std::map<std::string, int64_t>& dims) {
   const std::string& name = input.name();
   const onnx::TypeProto_Tensor& tensor = input.type().tensor_type();
   bool declared = tensor.has_shape();
@@ -105,8 +139,8 @@ std::vector<int64_t> input_shape(const onnx::ValueInfoProto& input, const Import
           str("input '", name, "' has an empty dimension (axis ", axis, ", extent 0): Temper has no empty tensors"));
     }
     if (dim.has_dim_param() && !dim.dim_param().empty()) {
-      auto it = options.dims.find(dim.dim_param());
-      if (it == options.dims.end()) {
+      auto it = dims.find(dim.dim_param());
+      if (it == dims.end()) {
         throw UserError(str("input '", name, "' has the dynamic dimension '", dim.dim_param(), "' (axis ", axis,
                             "), which nothing binds: give the size of '", dim.dim_param(), "' or the full shape of '",
                             name, "'"));
@@ -146,6 +180,11 @@ void add_inputs_and_constants(const onnx::GraphProto& g, const ImportOptions& op
     }
   }
 
+  for (const auto& [name, shape] : options.data_shapes) {
+    if (!input_names.count(name)) throw UserError(str("cannot give data to '", name, "': the model has no input of that name"));
+  }
+  std::map<std::string, int64_t> dims = bound_dims(g, options);
+
   std::set<std::string> initializer_names;
   for (const onnx::TensorProto& init : g.initializer()) {
     if (!initializer_names.insert(init.name()).second) {
@@ -159,7 +198,7 @@ void add_inputs_and_constants(const onnx::GraphProto& g, const ImportOptions& op
       graph.add_constant(name, bound->second);
     } else if (!initializer_names.count(name)) {
       DataType dtype = input_dtype(input);  // first: a sequence or optional has no tensor shape to read
-      graph.add_input(name, TensorType{input_shape(input, options), dtype});
+      graph.add_input(name, TensorType{input_shape(input, options, dims), dtype});
     }
   }
   for (const onnx::TensorProto& init : g.initializer()) {

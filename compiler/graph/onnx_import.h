@@ -5,7 +5,8 @@
 // Initializers become constants. A graph input that is also an initializer is a constant
 // unless the caller binds it otherwise; any other graph input may be bound to a constant
 // (ImportOptions::constants). Dynamic dimensions ("batch", -1, 0) take their values from
-// ImportOptions::dims (by dim_param name) or ImportOptions::input_shapes; one left unbound
+// ImportOptions::dims (by dim_param name), ImportOptions::data_shapes (the shapes of the
+// data to be passed) or ImportOptions::input_shapes; one left unbound
 // is an error naming the input and the dimension. After import, types are inferred
 // (shape_inference.h) and nodes whose inputs are all constants -- the shape-computing
 // subgraphs exporters write (Shape, Gather, Unsqueeze, Concat, ... feeding a Reshape) --
@@ -28,6 +29,9 @@ namespace temper::graph {
 struct ImportOptions {
   std::map<std::string, int64_t> dims;                             // dim_param name -> size
   std::map<std::string, std::vector<int64_t>> input_shapes;        // input name -> full shape
+  // input name -> the shape of the data the caller will pass: binds the dynamic dimensions
+  // it declares (its static ones are the caller's to check against the data)
+  std::map<std::string, std::vector<int64_t>> data_shapes;
   std::map<std::string, NDArray> constants;                        // input name -> bound data
   bool fold_constants = true;
 };

@@ -156,6 +156,17 @@ TEST(OnnxImportErrors, BadBindings) {
   ImportOptions rank;
   rank.input_shapes["x"] = {1, 3, 8};
   expect_import_error(conv_relu_model(), {"input 'x' is given the shape [1, 3, 8]", "4 dimensions"}, rank);
+  ImportOptions data_rank;
+  data_rank.data_shapes["x"] = {1, 3, 8};
+  expect_import_error(conv_relu_model(), {"input 'x' is given data of shape [1, 3, 8]", "4 dimensions"}, data_rank);
+  ImportOptions no_input;
+  no_input.data_shapes["y"] = {1};
+  expect_import_error(conv_relu_model(), {"cannot give data to 'y': the model has no input of that name"}, no_input);
+  ImportOptions disagree;
+  disagree.dims["N"] = 2;
+  disagree.data_shapes["x"] = {3, 3, 8, 8};
+  expect_import_error(conv_relu_model(/*batch_param=*/true),
+                      {"the dynamic dimension 'N' is given as 2 but 3 in the data given for 'x' (axis 0)"}, disagree);
 }
 
 TEST(OnnxImportErrors, TensorsTemperCannotHold) {

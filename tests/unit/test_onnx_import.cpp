@@ -56,6 +56,13 @@ TEST(OnnxImport, DynamicDimsBoundByNameOrByShape) {
   Graph h = import_onnx(path, by_shape);
   EXPECT_EQ(h.value(h.inputs()[0]).type.to_string(), "float32[4,3,6,6]");
   EXPECT_EQ(h.value(h.outputs()[0]).type.to_string(), "float32[4,8,6,6]");
+
+  // The data's shape binds the dynamic dimension only: the static ones stay as declared,
+  // for the caller to check against the data.
+  ImportOptions by_data;
+  by_data.data_shapes["x"] = {3, 3, 6, 6};
+  Graph d = import_onnx(path, by_data);
+  EXPECT_EQ(d.value(d.inputs()[0]).type.to_string(), "float32[3,3,8,8]");
 }
 
 TEST(OnnxImport, InputsBoundAsConstantsAndInitializersListedAsInputs) {
