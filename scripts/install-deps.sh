@@ -2,7 +2,7 @@
 # Installs the Debian packages Temper needs, and only those that are missing.
 # Usage: scripts/install-deps.sh [--bench | --fuzz]
 #   --bench  also the libraries the benchmarks compare against (oneDNN, OpenBLAS, OpenCV's dnn module)
-#            and what model_e2e's models and onnxruntime's venv need (PyTorch, torchvision, python3-venv).
+#            and what onnxruntime's venv needs (python3-venv).
 #   --fuzz   also clang 19 with its runtimes (libFuzzer, the sanitizers) and OpenMP, for scripts/fuzz.sh.
 set -euo pipefail
 
@@ -22,11 +22,12 @@ packages=(
   ocl-icd-opencl-dev opencl-headers  # the OpenCL target: the ICD loader and CL/cl.h
   pocl-opencl-icd        # an OpenCL platform on any CPU (PoCL), so the OpenCL target runs without a GPU
   python3-onnx python3-numpy  # tests/correctness/make_test_models.py writes the whole-model tests' models
+  python3-torch python3-torchvision  # and exports the model zoo (make_test_models.py --zoo)
   zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev libtinfo-dev  # LLVM's link deps
 )
 if [[ "${1:-}" == "--bench" ]]; then
   # model_e2e's models come from torchvision; onnxruntime goes into a venv (python3-venv).
-  packages+=(libdnnl-dev libopenblas-dev libopencv-dnn-dev python3-torch python3-torchvision python3-venv)
+  packages+=(libdnnl-dev libopenblas-dev libopencv-dnn-dev python3-venv)
 fi
 if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang-19 libclang-rt-19-dev libomp-19-dev)

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Writes the whole-model tests' ONNX models, inputs and numpy reference outputs.
+"""Writes the whole-model tests' ONNX models, inputs and reference outputs.
 
-Usage: make_test_models.py DIR
+Usage: make_test_models.py DIR          the two hand-written models below
+       make_test_models.py --zoo DIR    the model zoo (see zoo())
 
 Two models, opset 17, random weights as initializers (seeded: the same files each run):
   cnn.onnx      x float32[1,3,32,32] -> y float32[1,10]:
@@ -168,9 +169,153 @@ def encoder(out_dir):
     np.save(os.path.join(out_dir, "encoder_expected.npy"), encoded)
 
 
+def zoo(out_dir):
+    """The model zoo: models as a user exports them, by torch.onnx.export (opset 17) from
+    Debian's PyTorch and torchvision (python3-torch, python3-torchvision), random weights
+    (seeded per model), PyTorch's own outputs as the reference.
+
+    CNNs from torchvision at 64x64 (small, for CI's time; their adaptive pools take any
+    size), their batch norms and linear layers given trained-like scales (like_trained), exported with a dynamic batch dimension 'batch': NAME.onnx, NAME_x.npy (batch 1)
+    and NAME_y.npy; for squeezenet1_1 and resnet18 also a batch of 8 (NAME_b8_x.npy,
+    NAME_b8_y.npy). A ViT-tiny-like encoder (torchvision's VisionTransformer: 32x32 image,
+    8x8 patches, 2 layers, 3 heads, width 192) and a small BERT (2 layers, 4 heads, width
+    64) written as Hugging Face's is: token, position and type embeddings, an attention mask
+    input turned into an additive bias by Equal and Where, the Erf GELU, a tanh pooler; its
+    batch and sequence dimensions are dynamic, and its second sequence is padded.
+    zoo.txt lists one case per line: its name, the model file, its inputs NAME=FILE, '->',
+    its outputs NAME=FILE."""
+    import warnings
+
+    import torch
+    import torchvision
+    from torch import nn
+
+    warnings.filterwarnings("ignore")  # the exporter's notes on tracing and constant folding
+    manifest = []
+
+    def export(name, model, inputs, outputs, dynamic_axes, suffix=""):
+        model.eval()
+        if not suffix:
+            torch.onnx.export(model, tuple(inputs.values()), os.path.join(out_dir, name + ".onnx"),
+                              opset_version=17, input_names=list(inputs), output_names=outputs,
+                              dynamic_axes=dynamic_axes)
+        with torch.no_grad():
+            results = model(*inputs.values())
+        if isinstance(results, torch.Tensor):
+            results = (results,)
+        files = []
+        for key, value in inputs.items():
+            np.save(os.path.join(out_dir, f"{name}{suffix}_{key}.npy"), value.numpy())
+            files.append(f"{key}={name}{suffix}_{key}.npy")
+        files.append("->")
+        for key, value in zip(outputs, results):
+            np.save(os.path.join(out_dir, f"{name}{suffix}_{key}.npy"), value.numpy())
+            files.append(f"{key}={name}{suffix}_{key}.npy")
+        manifest.append(" ".join([name + suffix, name + ".onnx"] + files))
+
+    batch = {"x": {0: "batch"}, "y": {0: "batch"}}
+    for name in ["resnet18", "mobilenet_v3_small", "squeezenet1_1", "shufflenet_v2_x0_5", "efficientnet_b0",
+                 "regnet_y_400mf", "densenet121"]:
+        torch.manual_seed(len(manifest))
+        model = like_trained(getattr(torchvision.models, name)().eval(), nn)
+        export(name, model, {"x": torch.randn(1, 3, 64, 64)}, ["y"], batch)
+        if name in ("squeezenet1_1", "resnet18"):
+            export(name, model, {"x": torch.randn(8, 3, 64, 64)}, ["y"], batch, suffix="_b8")
+
+    torch.manual_seed(100)
+    vit = torchvision.models.VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=3,
+                                               hidden_dim=192, mlp_dim=768, num_classes=10)
+    # torchvision starts the head at zero, which would make every output 0.
+    nn.init.normal_(vit.heads.head.weight, std=0.05)
+    nn.init.normal_(vit.heads.head.bias, std=0.05)
+    export("vit_tiny", vit, {"x": torch.randn(1, 3, 32, 32)}, ["y"], batch)
+
+    torch.manual_seed(101)
+    bert = SmallBert(torch)
+    ids = torch.randint(0, bert.vocab, (2, 16))
+    mask = torch.ones(2, 16, dtype=torch.long)
+    mask[1, 10:] = 0
+    seq = {0: "batch", 1: "seq"}
+    export("bert_small", bert, {"input_ids": ids, "attention_mask": mask}, ["hidden", "pooled"],
+           {"input_ids": seq, "attention_mask": seq, "hidden": seq, "pooled": {0: "batch"}})
+
+    with open(os.path.join(out_dir, "zoo.txt"), "w") as f:
+        f.write("\n".join(manifest) + "\n")
+
+
+def like_trained(model, nn):
+    """Batch norms given statistics and scales away from their initial 0 and 1, and linear
+    layers a unit gain: at torchvision's initialisation some CNNs' outputs shrink to 1e-9
+    (MobileNetV3) or 1e-14 (EfficientNet), too small to compare."""
+    for module in model.modules():
+        if isinstance(module, nn.BatchNorm2d):
+            module.running_mean.normal_(0, 0.1)
+            module.running_var.uniform_(0.5, 1.5)
+            module.weight.data.normal_(1, 0.2)
+            module.bias.data.normal_(0, 0.2)
+        elif isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, std=module.in_features ** -0.5)
+    return model
+
+
+def SmallBert(torch, vocab=512, width=64, layers=2, heads=4, inner=256, max_positions=64):
+    """A BERT encoder as Hugging Face's modeling_bert writes it, small."""
+    from torch import nn
+    import torch.nn.functional as F
+
+    class Layer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.q, self.k, self.v, self.o = (nn.Linear(width, width) for _ in range(4))
+            self.ln1, self.ln2 = nn.LayerNorm(width, eps=1e-12), nn.LayerNorm(width, eps=1e-12)
+            self.fc1, self.fc2 = nn.Linear(width, inner), nn.Linear(inner, width)
+
+        def forward(self, x, bias):
+            b, n, _ = x.shape
+            d = width // heads
+
+            def split(t):
+                return t.view(b, n, heads, d).transpose(1, 2)
+
+            q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
+            probs = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(d) + bias, dim=-1)
+            x = self.ln1(x + self.o((probs @ v).transpose(1, 2).reshape(b, n, width)))
+            return self.ln2(x + self.fc2(F.gelu(self.fc1(x))))
+
+    class Bert(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.vocab = vocab
+            self.words, self.positions = nn.Embedding(vocab, width), nn.Embedding(max_positions, width)
+            self.token_types = nn.Embedding(2, width)
+            self.ln = nn.LayerNorm(width, eps=1e-12)
+            self.layers = nn.ModuleList(Layer() for _ in range(layers))
+            self.pool = nn.Linear(width, width)
+
+        def forward(self, input_ids, attention_mask):
+            b, n = input_ids.shape
+            positions = torch.arange(n, dtype=torch.long).unsqueeze(0).expand(b, n)
+            x = self.words(input_ids) + self.positions(positions) + self.token_types(torch.zeros_like(input_ids))
+            x = self.ln(x)
+            mask = attention_mask[:, None, None, :].expand(b, 1, n, n)
+            bias = torch.where(mask == 0, torch.tensor(torch.finfo(torch.float32).min), torch.tensor(0.0))
+            for layer in self.layers:
+                x = layer(x, bias)
+            return x, torch.tanh(self.pool(x[:, 0]))
+
+    return Bert().eval()
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    make_zoo = args[:1] == ["--zoo"]
+    if make_zoo:
+        args = args[1:]
+    if len(args) != 1:
         sys.exit(__doc__)
-    os.makedirs(sys.argv[1], exist_ok=True)
-    cnn(sys.argv[1])
-    encoder(sys.argv[1])
+    os.makedirs(args[0], exist_ok=True)
+    if make_zoo:
+        zoo(args[0])
+    else:
+        cnn(args[0])
+        encoder(args[0])
