@@ -2,12 +2,12 @@
 // Max, Min, Sum and Mean of any number of inputs; unary math (Neg, Abs, Exp, Log, Floor,
 // Ceil, Round, Sign, Reciprocal, Sqrt, Erf, the trigonometric and hyperbolic functions) and the
 // activations (Relu, Sigmoid, Tanh, Gelu, LeakyRelu, Elu, Selu, Celu, HardSigmoid,
-// HardSwish, Softplus, Softsign, ThresholdedRelu, Shrink); Clip; Identity, Dropout
+// HardSwish, Softplus, Softsign, Mish, ThresholdedRelu, Shrink); Clip; Identity, Dropout
 // (inference), Cast and CastLike.
 //
 // Gelu is ONNX opset 20's: x/2 * (1 + erf(x/sqrt 2)), or with approximate="tanh"
-// x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))). Import stops at opset 17, so the
-// node comes from pass_recognize_gelu.h, which finds the decomposed form exporters write.
+// x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))). Models before opset 20 write it
+// decomposed, which pass_recognize_gelu.h turns into this node.
 //
 // Broadcasting is numpy's (ONNX's "multidirectional") from opset 7. Before, the binary
 // ops broadcast only with broadcast=1, B's shape matching a run of A's dimensions that
@@ -240,6 +240,7 @@ std::vector<GraphOp> unary_math_ops() {
       map_op("Atanh", true,
              [one](const Node&, const Expr& x) { return te::log((one(x) + x) / (one(x) - x)) * constant(x, 0.5); }),
       map_op("Softplus", true, [](const Node&, const Expr& x) { return softplus(x); }),
+      map_op("Mish", true, [](const Node&, const Expr& x) { return x * te::tanh(softplus(x)); }),
       map_op("Softsign", true, [one](const Node&, const Expr& x) { return x / (one(x) + te::fabs(x)); }),
       map_op("LeakyRelu", true,
              [](const Node& node, const Expr& x) {

@@ -1,6 +1,6 @@
 // The neural-network ONNX ops: Conv, Gemm, MatMul, MaxPool, AveragePool,
 // GlobalAveragePool, BatchNormalization (inference), Softmax, LogSoftmax, Hardmax,
-// LayerNormalization and InstanceNormalization.
+// LayerNormalization, InstanceNormalization and GroupNormalization.
 //
 // Conv, Gemm, MatMul (2-D), GlobalAveragePool, BatchNormalization and Softmax compute with
 // the operator library's builders (compiler/ops). Pooling has its own compute: ONNX's
@@ -703,34 +703,64 @@ std::vector<te::Tensor> compute_layer_norm(const Graph& graph, const Node& node,
   return outputs;
 }
 
-// InstanceNormalization: each (n, c) plane of X [N, C, d...] normalised by its own mean and
-// variance, then scaled and shifted by scale[c] and B[c].
-std::vector<TensorType> infer_instance_norm(const Graph& graph, const Node& node) {
+// InstanceNormalization and GroupNormalization: X [N, C, d...] normalised over groups of
+// channels by each group's own mean and variance, then scaled and shifted per channel.
+// InstanceNormalization's groups are single channels. GroupNormalization (opset 18) takes
+// num_groups G dividing C; its scale and bias are per group ([G]) in opset 18 and per
+// channel ([C]) from opset 21 (ONNX changed the op; a per-group parameter applies to each
+// channel of its group).
+struct NormGroups {
+  int64_t groups;
+  bool params_per_group;
+};
+
+NormGroups norm_groups(const Graph& graph, const Node& node, const TensorType& x) {
+  if (node.op == "InstanceNormalization") return {x.shape[1], false};
+  if (!node.attrs.has("num_groups")) throw UserError("attribute num_groups is missing");
+  int64_t groups = node.attrs.get_int("num_groups");
+  if (groups <= 0 || x.shape[1] % groups != 0) {
+    throw UserError(str("num_groups=", groups, " does not divide the ", x.shape[1], " channels of ", x.to_string()));
+  }
+  return {groups, graph.opset < 21};
+}
+
+std::vector<TensorType> infer_group_norm(const Graph& graph, const Node& node) {
   check_arity(node, 3, 3);
-  const TensorType& x = input_type(graph, node, 0, "input");
+  const TensorType& x = input_type(graph, node, 0, node.op == "InstanceNormalization" ? "input" : "X");
   check_float(x, "the input");
   if (x.shape.size() < 3) throw UserError(str("input is ", x.to_string(), "; it must be [N, C, d1, ...]"));
+  NormGroups g = norm_groups(graph, node, x);
+  int64_t params = g.params_per_group ? g.groups : x.shape[1];
   for (int i : {1, 2}) {
-    const char* role = i == 1 ? "scale" : "B";
+    const char* role = i == 1 ? "scale" : (node.op == "InstanceNormalization" ? "B" : "bias");
     const TensorType& param = input_type(graph, node, i, role);
     check_same_dtype(x, param, "the input", role);
-    if (param.shape != Shape{x.shape[1]}) {
-      throw UserError(str("input ", role, " is ", param.to_string(), " but must be [", x.shape[1], "] (the channels)"));
+    if (param.shape != Shape{params}) {
+      throw UserError(str("input ", role, " is ", param.to_string(), " but must be [", params, "] (",
+                          g.params_per_group ? "the groups, before opset 21" : "the channels", ")"));
     }
   }
   return {x};
 }
 
-std::vector<te::Tensor> compute_instance_norm(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
+std::vector<te::Tensor> compute_group_norm(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
   const te::Tensor& x = in[0];
   Shape shape = static_shape(x);
   int rank = static_cast<int>(shape.size());
   DataType t = x.dtype();
   std::string name = output_name(graph, node, 0);
-  Shape stats_shape = {shape[0], shape[1]};
-  Expr inv_count = make_const(t, 1.0 / static_cast<double>(product(shape, 2, rank)));
-  auto plane = [&](Var n, Var c, std::vector<IterVar>& axes) {
-    std::vector<Expr> index = {n, c};
+  NormGroups g = norm_groups(graph, node, input_type(graph, node, 0, "input"));
+  int64_t per_group = shape[1] / g.groups;
+  Shape stats_shape = {shape[0], g.groups};
+  Expr inv_count = make_const(t, 1.0 / static_cast<double>(per_group * product(shape, 2, rank)));
+  // The elements of group (n, group): its channels (a reduce axis unless it has one) and planes.
+  auto group = [&](Var n, Var group, std::vector<IterVar>& axes) {
+    Expr channel = group * ops::index_const(per_group);
+    if (per_group > 1) {
+      axes.push_back(te::reduce_axis({0, ops::index_const(per_group)}, "rc"));
+      channel = channel + axes.back();
+    }
+    std::vector<Expr> index = {n, channel};
     for (int d = 2; d < rank; ++d) {
       axes.push_back(te::reduce_axis({0, ops::index_const(shape[d])}, "r" + std::to_string(d)));
       index.push_back(axes.back());
@@ -741,7 +771,7 @@ std::vector<te::Tensor> compute_instance_norm(const Graph& graph, const Node& no
       shape_exprs(stats_shape),
       [&](Var n, Var c) {
         std::vector<IterVar> axes;
-        std::vector<Expr> at = plane(n, c, axes);
+        std::vector<Expr> at = group(n, c, axes);
         return te::sum(x(at) * inv_count, axes);
       },
       name + "_mean");
@@ -749,7 +779,7 @@ std::vector<te::Tensor> compute_instance_norm(const Graph& graph, const Node& no
       shape_exprs(stats_shape),
       [&](Var n, Var c) {
         std::vector<IterVar> axes;
-        std::vector<Expr> at = plane(n, c, axes);
+        std::vector<Expr> at = group(n, c, axes);
         Expr centered = x(at) - mean(n, c);
         return te::sum(centered * centered * inv_count, axes);
       },
@@ -758,8 +788,11 @@ std::vector<te::Tensor> compute_instance_norm(const Graph& graph, const Node& no
   return {te::compute(
       shape_exprs(shape),
       [&](const std::vector<Var>& i) {
-        Expr normalized = (x({i.begin(), i.end()}) - mean(i[0], i[1])) * te::rsqrt(variance(i[0], i[1]) + epsilon);
-        return normalized * in[1](i[1]) + in[2](i[1]);
+        Expr group_of = per_group > 1 ? i[1] / ops::index_const(per_group) : Expr(i[1]);
+        Expr param = g.params_per_group ? group_of : Expr(i[1]);
+        Expr normalized =
+            (x({i.begin(), i.end()}) - mean(i[0], group_of)) * te::rsqrt(variance(i[0], group_of) + epsilon);
+        return normalized * in[1](param) + in[2](param);
       },
       name)};
 }
@@ -813,7 +846,8 @@ std::vector<GraphOp> nn_graph_ops() {
       {"Softmax", OpPattern::Reduction, infer_softmax, compute_softmax},
       {"LogSoftmax", OpPattern::Reduction, infer_softmax, compute_softmax},
       {"Hardmax", OpPattern::Reduction, infer_softmax, compute_softmax},
-      {"InstanceNormalization", OpPattern::Reduction, infer_instance_norm, compute_instance_norm},
+      {"InstanceNormalization", OpPattern::Reduction, infer_group_norm, compute_group_norm},
+      {"GroupNormalization", OpPattern::Reduction, infer_group_norm, compute_group_norm},
       {"LayerNormalization", OpPattern::Reduction, infer_layer_norm, compute_layer_norm},
   };
   ops.insert(ops.end(), blocked_pools.begin(), blocked_pools.end());

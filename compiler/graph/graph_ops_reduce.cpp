@@ -3,8 +3,9 @@
 // names (all when it is absent), keeping them as extent 1 with keepdims=1; ArgMax and
 // ArgMin along one axis; GlobalMaxPool over the spatial dimensions; CumSum; TopK.
 //
-// The axes are an attribute, except ReduceSum's from opset 13: an optional input, which
-// must be a constant, with noop_with_empty_axes=1 making "no axes" the identity. A
+// The axes are an attribute, except ReduceSum's from opset 13 and every reduction's from
+// opset 18: an optional input, which must be a constant, with noop_with_empty_axes=1
+// making "no axes" the identity. A
 // reduction is the whole body of its stage (te's rule), so a reduction with something
 // after it (L2's square root, LogSum's log) is two stages.
 #include <cmath>
@@ -44,7 +45,7 @@ const ReduceKind& reduce_kind(const std::string& op) {
 // The reduced dimensions as flags per dimension; all false for ReduceSum's
 // noop_with_empty_axes=1 with no axes (the output is the input).
 std::vector<bool> reduced_dims(const Graph& graph, const Node& node, int64_t rank) {
-  bool axes_input = node.op == "ReduceSum" && graph.opset >= 13;
+  bool axes_input = graph.opset >= 18 || (node.op == "ReduceSum" && graph.opset >= 13);
   check_arity(node, 1, axes_input ? 2 : 1);
   std::vector<int64_t> axes =
       axes_input ? (has_input(node, 1) ? constant_ints(graph, node, 1, "axes") : std::vector<int64_t>{})

@@ -1,4 +1,4 @@
-// Resize (opsets 10-17) and Upsample (7-9): each dimension of X scaled, by nearest
+// Resize (opsets 10-21) and Upsample (7-9): each dimension of X scaled, by nearest
 // neighbour or (multi)linear interpolation. The upsampling of feature pyramids, U-Nets
 // and detection heads.
 //
@@ -11,10 +11,15 @@
 // (O is I * s before rounding down where scales are given, as ONNX's reference takes it)
 //   asymmetric          x / s                        (Upsample's, and Resize's in opset 10)
 //   tf_half_pixel_for_nn (x + 0.5) / s
+//   half_pixel_symmetric half_pixel plus I/2 * (1 - floor(O) / O)   (opset 19)
+// From opset 18 the attribute axes limits scales and sizes to some dimensions, and
+// keep_aspect_ratio_policy not_larger / not_smaller takes one scale for all of them from
+// sizes; antialias=1 is refused where it would change the result (a linear downscale).
 // Nearest rounds that coordinate by nearest_mode (round_prefer_floor by default, in
 // opset 11+; opset 10 and Upsample floor it), linear weighs the two neighbours of the
 // coordinate clamped to [0, I - 1]. Modes cubic and tf_crop_and_resize are refused.
 #include <cmath>
+#include <optional>
 
 #include "compiler/graph/graph_ops_common.h"
 #include "compiler/ops/shape.h"
@@ -57,7 +62,8 @@ ResizePlan resize_plan(const Graph& graph, const Node& node) {
     throw UnsupportedError("coordinate_transformation_mode \"tf_crop_and_resize\" is not supported");
   }
   if (p.coordinates != "half_pixel" && p.coordinates != "pytorch_half_pixel" && p.coordinates != "align_corners" &&
-      p.coordinates != "asymmetric" && p.coordinates != "tf_half_pixel_for_nn") {
+      p.coordinates != "asymmetric" && p.coordinates != "tf_half_pixel_for_nn" &&
+      !(graph.opset >= 19 && p.coordinates == "half_pixel_symmetric")) {
     throw UserError(str("attribute coordinate_transformation_mode=\"", p.coordinates, "\" is not one ONNX defines"));
   }
   p.nearest = upsample || opset10 ? "floor" : node.attrs.get_string_or("nearest_mode", "round_prefer_floor");
@@ -77,16 +83,60 @@ ResizePlan resize_plan(const Graph& graph, const Node& node) {
     throw UserError("needs exactly one of scales and sizes");
   }
   std::vector<double>& given = scales.empty() ? sizes : scales;
-  if (given.size() != rank) {
-    throw UserError(str(scales.empty() ? "sizes" : "scales", " has ", given.size(), " entries; X ", x.to_string(),
-                        " has rank ", rank));
+  const char* role = scales.empty() ? "sizes" : "scales";
+  // From opset 18 the attribute axes names the dimensions scales or sizes cover; the others
+  // keep their extent.
+  std::vector<int> axes;
+  if (graph.opset >= 18 && node.attrs.has("axes")) {
+    for (int64_t a : node.attrs.get_ints_or("axes", {})) axes.push_back(normalize_axis(a, rank, "axes entry"));
+  } else {
+    for (size_t d = 0; d < rank; ++d) axes.push_back(static_cast<int>(d));
   }
-  for (size_t d = 0; d < rank; ++d) {
-    if (given[d] <= 0) throw UserError(str(scales.empty() ? "sizes" : "scales", " must be positive"));
-    int64_t out = scales.empty() ? static_cast<int64_t>(sizes[d])
-                                 : static_cast<int64_t>(std::floor(static_cast<double>(x.shape[d]) * scales[d]));
-    p.output.push_back(out);
-    p.scales.push_back(scales.empty() ? sizes[d] / static_cast<double>(x.shape[d]) : scales[d]);
+  if (given.size() != axes.size()) {
+    throw UserError(str(role, " has ", given.size(), " entries; ",
+                        axes.size() == rank ? str("X ", x.to_string(), " has rank ", rank)
+                                            : str("axes names ", axes.size(), " dimensions")));
+  }
+  for (double v : given) {
+    if (v <= 0) throw UserError(str(role, " must be positive"));
+  }
+  // keep_aspect_ratio_policy (opset 18, with sizes): one scale for every axis, the
+  // smallest (not_larger) or largest (not_smaller) that sizes asks for, extents rounded.
+  std::string policy = graph.opset >= 18 ? node.attrs.get_string_or("keep_aspect_ratio_policy", "stretch") : "stretch";
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller") {
+    throw UserError(str("attribute keep_aspect_ratio_policy=\"", policy,
+                        "\" is none of \"stretch\", \"not_larger\" and \"not_smaller\""));
+  }
+  std::optional<double> kept;
+  if (scales.empty() && policy != "stretch") {
+    for (size_t k = 0; k < axes.size(); ++k) {
+      double s = sizes[k] / static_cast<double>(x.shape[axes[k]]);
+      kept = !kept ? s : policy == "not_larger" ? std::min(*kept, s) : std::max(*kept, s);
+    }
+  }
+  p.output = x.shape;
+  p.scales.assign(rank, 1.0);
+  for (size_t k = 0; k < axes.size(); ++k) {
+    int d = axes[k];
+    auto extent = static_cast<double>(x.shape[d]);
+    if (kept) {
+      p.scales[d] = *kept;
+      p.output[d] = static_cast<int64_t>(std::nearbyint(extent * *kept));
+    } else if (scales.empty()) {
+      p.scales[d] = sizes[k] / extent;
+      p.output[d] = static_cast<int64_t>(sizes[k]);
+    } else {
+      p.scales[d] = scales[k];
+      p.output[d] = static_cast<int64_t>(std::floor(extent * scales[k]));
+    }
+  }
+  // antialias (opset 18) widens linear and cubic filters when downscaling.
+  bool antialias = graph.opset >= 18 && node.attrs.get_int_or("antialias", 0) != 0;
+  for (size_t d = 0; d < rank && antialias && p.mode != "nearest"; ++d) {
+    if (p.scales[d] < 1.0) {
+      throw UnsupportedError(str("antialias=1 with a downscaling ", p.mode, " resize (dimension ", d,
+                                 ") is not supported; Temper resizes without the antialiasing filter"));
+    }
   }
   return p;
 }
@@ -106,6 +156,12 @@ Expr source_coordinate(const ResizePlan& p, const Expr& i, double scale, int64_t
   if (p.coordinates == "pytorch_half_pixel") return out > 1 ? (x + c(0.5)) / c(scale) - c(0.5) : c(0.0);
   if (p.coordinates == "align_corners") return out > 1 ? x * c(static_cast<double>(in - 1) / (out - 1)) : c(0.0);
   if (p.coordinates == "tf_half_pixel_for_nn") return (x + c(0.5)) / c(scale);
+  if (p.coordinates == "half_pixel_symmetric") {
+    // half_pixel, shifted so that the output's rounding is shared by both ends.
+    double adjustment = std::floor(out) / out;
+    double offset = static_cast<double>(in) / 2 * (1 - adjustment);
+    return c(offset) + (x + c(0.5)) / c(scale) - c(0.5);
+  }
   return x / c(scale);  // asymmetric
 }
 

@@ -135,15 +135,18 @@ std::vector<TensorType> infer_concat(const Graph& graph, const Node& node) {
 // ---------------------------------------------------------------- Pad
 
 // Pads before and after each dimension: the attribute pads before opset 11, the constant
-// input pads from 11, both [x1_begin, x2_begin, ..., x1_end, x2_end].
+// input pads from 11, both [x1_begin, x2_begin, ..., x1_end, x2_end]; from opset 18 the
+// optional constant input axes names the dimensions pads covers (all when absent).
+// Modes: constant, reflect, edge, and wrap from opset 19 (the other end's elements).
 struct PadAmounts {
   std::vector<int64_t> before, after;
 };
 
 PadAmounts pad_amounts(const Graph& graph, const Node& node, const TensorType& x) {
   std::string mode = node.attrs.get_string_or("mode", "constant");
-  if (mode != "constant" && mode != "reflect" && mode != "edge") {
-    throw UserError(str("mode '", mode, "' is none of 'constant', 'reflect' and 'edge'"));
+  bool wrap = graph.opset >= 19 && mode == "wrap";
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && !wrap) {
+    throw UserError(str("mode '", mode, "' is none of 'constant', 'reflect', 'edge' and (from opset 19) 'wrap'"));
   }
   size_t rank = x.shape.size();
   std::vector<int64_t> pads;
@@ -153,23 +156,37 @@ PadAmounts pad_amounts(const Graph& graph, const Node& node, const TensorType& x
   } else {
     pads = constant_ints(graph, node, 1, "pads");
   }
-  if (pads.size() != 2 * rank) {
-    throw UserError(str("pads ", ints_str(pads), " must have 2 x ", rank, " entries for input ", x.to_string()));
+  std::vector<int> axes;
+  if (graph.opset >= 18 && has_input(node, 3)) {
+    for (int64_t a : constant_ints(graph, node, 3, "axes")) axes.push_back(normalize_axis(a, rank, "axes entry"));
+  } else {
+    for (size_t d = 0; d < rank; ++d) axes.push_back(static_cast<int>(d));
+  }
+  size_t n = axes.size();
+  if (pads.size() != 2 * n) {
+    throw UserError(str("pads ", ints_str(pads), " must have 2 x ", n, " entries for ",
+                        n == rank ? str("input ", x.to_string()) : str(n, " axes")));
   }
   if (std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p < 0; })) {
     throw UnsupportedError(str("pads ", ints_str(pads), " are negative; cropping by Pad is not supported (use Slice)"));
   }
-  for (size_t d = 0; mode == "reflect" && d < rank; ++d) {
-    if (std::max(pads[d], pads[d + rank]) >= x.shape[d]) {
-      throw UserError(str("pads ", ints_str(pads), " reflect past the ends of dimension ", d, " of ", x.to_string(),
-                          ": mode 'reflect' pads less than the extent"));
+  PadAmounts p{std::vector<int64_t>(rank, 0), std::vector<int64_t>(rank, 0)};
+  for (size_t k = 0; k < n; ++k) {
+    p.before[axes[k]] += pads[k];
+    p.after[axes[k]] += pads[k + n];
+  }
+  for (size_t d = 0; d < rank && mode != "constant"; ++d) {
+    int64_t most = std::max(p.before[d], p.after[d]);
+    if ((mode == "reflect" && most >= x.shape[d]) || (wrap && most > x.shape[d])) {
+      throw UserError(str("pads ", ints_str(pads), " ", mode, " past the ends of dimension ", d, " of ", x.to_string(),
+                          ": mode '", mode, "' pads ", wrap ? "at most" : "less than", " the extent"));
     }
   }
-  return {{pads.begin(), pads.begin() + rank}, {pads.begin() + rank, pads.end()}};
+  return p;
 }
 
 std::vector<TensorType> infer_pad(const Graph& graph, const Node& node) {
-  check_arity(node, 1, graph.opset < 11 ? 1 : 3);
+  check_arity(node, 1, graph.opset < 11 ? 1 : graph.opset < 18 ? 3 : 4);
   const TensorType& x = input_type(graph, node, 0, "data");
   PadAmounts p = pad_amounts(graph, node, x);
   if (has_input(node, 2)) {
@@ -182,9 +199,10 @@ std::vector<TensorType> infer_pad(const Graph& graph, const Node& node) {
   return {{out, x.dtype}};
 }
 
-// Modes reflect (the element mirrored at the edge, the edge itself not repeated) and edge
-// (the edge element repeated) read x at a folded index.
-te::Tensor pad_from_inside(const te::Tensor& x, const PadAmounts& p, bool reflect, const std::string& name) {
+// Modes reflect (the element mirrored at the edge, the edge itself not repeated), edge
+// (the edge element repeated) and wrap (the other end's element) read x at a folded index.
+te::Tensor pad_from_inside(const te::Tensor& x, const PadAmounts& p, const std::string& mode,
+                           const std::string& name) {
   Shape shape = static_shape(x);
   Shape out = shape;
   for (size_t d = 0; d < out.size(); ++d) out[d] += p.before[d] + p.after[d];
@@ -195,11 +213,14 @@ te::Tensor pad_from_inside(const te::Tensor& x, const PadAmounts& p, bool reflec
         for (size_t d = 0; d < shape.size(); ++d) {
           Expr j = i[d] - ops::index_const(p.before[d]);
           Expr last = ops::index_const(shape[d] - 1);
-          if (reflect) {
+          if (mode == "reflect") {
             j = select(j < ops::index_const(0), ops::index_const(0) - j, j);
             j = select(j > last, last * ops::index_const(2) - j, j);
+          } else if (mode == "wrap") {
+            Expr extent = ops::index_const(shape[d]);
+            j = select(j < ops::index_const(0), j + extent, select(j > last, j - extent, j));
           }
-          // For reflect a no-op (the pads are shorter than the extent) that shows the
+          // For reflect and wrap a no-op (the pads are at most the extent) that shows the
           // bounds check the index stays inside.
           source.push_back(min(max(j, ops::index_const(0)), last));
         }
@@ -212,7 +233,7 @@ std::vector<te::Tensor> compute_pad(const Graph& graph, const Node& node, const 
   const te::Tensor& x = in[0];
   PadAmounts p = pad_amounts(graph, node, input_type(graph, node, 0, "data"));
   std::string mode = node.attrs.get_string_or("mode", "constant");
-  if (mode != "constant") return {pad_from_inside(x, p, mode == "reflect", output_name(graph, node, 0))};
+  if (mode != "constant") return {pad_from_inside(x, p, mode, output_name(graph, node, 0))};
   Expr value = make_const(x.dtype(), graph.opset < 11 ? node.attrs.get_float_or("value", 0.0) : 0.0);
   if (has_input(node, 2)) value = in[2](std::vector<Expr>(in[2].ndim(), ops::index_const(0)));
   return {ops::pad(x, p.before, p.after, value, output_name(graph, node, 0))};

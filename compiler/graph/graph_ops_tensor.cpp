@@ -174,6 +174,20 @@ std::vector<int64_t> split_sizes(const Graph& graph, const Node& node, const Ten
     sizes = constant_ints(graph, node, 1, "split");
   }
   int64_t extent = x.shape[axis];
+  // From opset 18 num_outputs asks for that many parts of ceil(extent / parts), the last
+  // one smaller where they do not divide.
+  if (sizes.empty() && graph.opset >= 18 && node.attrs.has("num_outputs")) {
+    if (node.attrs.get_int("num_outputs") != parts) {
+      throw UserError(str("num_outputs=", node.attrs.get_int("num_outputs"), " but the node has ", parts, " outputs"));
+    }
+    int64_t part = (extent + parts - 1) / parts;
+    if (part * (parts - 1) >= extent) {
+      throw UserError(str("dimension ", axis, " of ", x.to_string(), " is too short for ", parts, " parts of ", part));
+    }
+    sizes.assign(parts - 1, part);
+    sizes.push_back(extent - part * (parts - 1));
+    return sizes;
+  }
   if (sizes.empty()) {
     if (extent % parts != 0) {
       throw UserError(str("dimension ", axis, " of ", x.to_string(), " does not split into ", parts, " equal parts"));
@@ -521,8 +535,11 @@ std::vector<TensorType> infer_scatter_nd(const Graph& graph, const Node& node) {
                         " (indices' leading dimensions, then data's after the indexed ones)"));
   }
   std::string reduction = node.attrs.get_string_or("reduction", "none");
-  if (reduction != "none" && reduction != "add" && reduction != "mul") {
-    throw UnsupportedError(str("reduction=\"", reduction, "\" is not supported; Temper takes none, add and mul"));
+  bool known = reduction == "none" || reduction == "add" || reduction == "mul" ||
+               (graph.opset >= 18 && (reduction == "max" || reduction == "min"));
+  if (!known) {
+    throw UserError(str("reduction=\"", reduction, "\" is not one ONNX defines at opset ", graph.opset,
+                        " (none, add, mul; max and min from opset 18)"));
   }
   return {data};
 }
@@ -560,6 +577,19 @@ std::vector<te::Tensor> compute_scatter_nd(const Graph& graph, const Node& node,
     at.insert(at.end(), p.begin() + m, p.end());
     return in[2](at);
   };
+  if (reduction == "max" || reduction == "min") {
+    // The largest (smallest) of the data and the updates aimed at each element: where none
+    // is, every term is the data.
+    bool largest = reduction == "max";
+    return {te::compute(
+        shape_exprs(data),
+        [&](const std::vector<Var>& p) {
+          std::vector<IterVar> u = positions();
+          Expr term = select(aims_at(u, p), update_at({u.begin(), u.end()}, p), in[0]({p.begin(), p.end()}));
+          return largest ? te::max(term, u) : te::min(term, u);
+        },
+        name)};
+  }
   if (reduction != "none") {
     bool add = reduction == "add";
     te::Tensor combined = te::compute(

@@ -9,6 +9,7 @@
 
 #include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h (ONNX_ML=1)
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <queue>
@@ -27,7 +28,7 @@ namespace temper::graph {
 namespace {
 
 constexpr int kMinOpset = 6;
-constexpr int kMaxOpset = 17;
+constexpr int kMaxOpset = 21;
 
 bool is_default_domain(const std::string& domain) {
   return domain.empty() || domain == "ai.onnx";
@@ -92,6 +93,9 @@ std::map<std::string, int64_t> bound_dims(const onnx::GraphProto& g, const Impor
     if (data == options.data_shapes.end() || !input.type().tensor_type().has_shape()) continue;
     const onnx::TensorShapeProto& declared = input.type().tensor_type().shape();
     const std::vector<int64_t>& shape = data->second;
+    bool dynamic = std::any_of(declared.dim().begin(), declared.dim().end(),
+                               [](const auto& dim) { return !dim.dim_param().empty() && !dim.has_dim_value(); });
+    if (!dynamic) continue;  // nothing to bind; the caller checks the data against the shape
     if (declared.dim_size() != static_cast<int>(shape.size())) {
       throw UserError(str("input '", input.name(), "' is given data of shape ", shape_to_string(shape),
                           ", but the model declares ", plural(declared.dim_size(), "dimension")));
@@ -180,9 +184,6 @@ void add_inputs_and_constants(const onnx::GraphProto& g, const ImportOptions& op
     }
   }
 
-  for (const auto& [name, shape] : options.data_shapes) {
-    if (!input_names.count(name)) throw UserError(str("cannot give data to '", name, "': the model has no input of that name"));
-  }
   std::map<std::string, int64_t> dims = bound_dims(g, options);
 
   std::set<std::string> initializer_names;

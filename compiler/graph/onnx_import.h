@@ -1,4 +1,4 @@
-// The ONNX frontend: a model file (ModelProto, opsets 6 to 17 of the default domain)
+// The ONNX frontend: a model file (ModelProto, opsets 6 to 21 of the default domain)
 // into a Graph, through Debian's libonnx protobuf classes. Protobuf and ONNX headers stay
 // inside compiler/graph/onnx_*.cpp.
 //
@@ -13,7 +13,7 @@
 // are folded into constants.
 //
 // Errors (UserError, naming the file and the node or value): a file that is missing,
-// truncated or not an ONNX model; an opset outside 6..17 or another domain; an op or
+// truncated or not an ONNX model; an opset outside 6..21 or another domain; an op or
 // attribute Temper does not support (naming both, and the node); a cycle, a name used
 // twice, an input that nothing produces.
 #pragma once
@@ -30,7 +30,7 @@ struct ImportOptions {
   std::map<std::string, int64_t> dims;                             // dim_param name -> size
   std::map<std::string, std::vector<int64_t>> input_shapes;        // input name -> full shape
   // input name -> the shape of the data the caller will pass: binds the dynamic dimensions
-  // it declares (its static ones are the caller's to check against the data)
+  // it declares (its static dimensions, and names that are no input, are the caller's to check)
   std::map<std::string, std::vector<int64_t>> data_shapes;
   std::map<std::string, NDArray> constants;                        // input name -> bound data
   bool fold_constants = true;

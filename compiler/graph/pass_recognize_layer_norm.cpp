@@ -8,11 +8,21 @@
 namespace temper::graph {
 namespace {
 
-// Whether ReduceMean node reduces exactly the last of `rank` dimensions (absent axes: all).
-bool reduces_last_axis(const Node& reduce, int64_t rank) {
-  std::vector<int64_t> axes = reduce.attrs.get_ints_or("axes", {});
-  if (axes.empty()) return rank == 1;
-  return axes.size() == 1 && (axes[0] == -1 || axes[0] == rank - 1);
+// Whether node n is a ReduceMean of the given output type over exactly the last of `rank`
+// dimensions (absent axes: all): the axes an attribute, or from opset 18 a constant input.
+const Node* mean_of_last_axis(const Graph& graph, int n, const TensorType& type, int64_t rank) {
+  const Node* reduce = node_as(graph, n, "ReduceMean", 1, type);
+  if (reduce == nullptr && graph.opset >= 18) reduce = node_as(graph, n, "ReduceMean", 2, type);
+  if (reduce == nullptr) return nullptr;
+  std::vector<int64_t> axes = reduce->attrs.get_ints_or("axes", {});
+  if (reduce->inputs.size() == 2) {
+    if (reduce->inputs[1] == kNoValue) return nullptr;
+    const Value& given = graph.value(reduce->inputs[1]);
+    if (!given.constant) return nullptr;
+    for (int64_t k = 0; k < given.constant->size(); ++k) axes.push_back(static_cast<int64_t>(given.constant->get(k)));
+  }
+  bool last = axes.empty() ? rank == 1 : axes.size() == 1 && (axes[0] == -1 || axes[0] == rank - 1);
+  return last ? reduce : nullptr;
 }
 
 // Whether constant v can serve as LayerNormalization's Scale or B over the last extent
@@ -50,16 +60,20 @@ struct LayerNormMatch {
 
 // The pattern of the file comment starting at ReduceMean node `first`, or nullopt.
 std::optional<LayerNormMatch> match_layer_norm(const Graph& graph, int first) {
-  const Node& mean = graph.nodes()[first];
-  if (mean.op != "ReduceMean" || mean.inputs.size() != 1 || mean.outputs.size() != 1) return std::nullopt;
+  const Node& first_node = graph.nodes()[first];
+  if (first_node.op != "ReduceMean" || first_node.inputs.empty() || first_node.outputs.size() != 1) {
+    return std::nullopt;
+  }
   LayerNormMatch match;
-  match.x = mean.inputs[0];
+  match.x = first_node.inputs[0];
   const TensorType& full = graph.value(match.x).type;
   if (!full.known() || !full.dtype.is_float() || full.shape.empty()) return std::nullopt;
   int64_t rank = static_cast<int64_t>(full.shape.size());
   TensorType stats = full;
   stats.shape.back() = 1;
-  if (!reduces_last_axis(mean, rank) || graph.value(mean.outputs[0]).type != stats) return std::nullopt;
+  const Node* mean_node = mean_of_last_axis(graph, first, stats, rank);
+  if (mean_node == nullptr) return std::nullopt;
+  const Node& mean = *mean_node;
 
   ValueId mean_out = mean.outputs[0];
   const Node* sub = node_as(graph, only_reader(graph, mean_out), "Sub", 2, full);
@@ -81,8 +95,8 @@ std::optional<LayerNormMatch> match_layer_norm(const Graph& graph, int first) {
   }
   if (d_readers.size() != square_reads + 1) return std::nullopt;
 
-  const Node* var = node_as(graph, only_reader(graph, square->outputs[0]), "ReduceMean", 1, stats);
-  if (var == nullptr || !reduces_last_axis(*var, rank)) return std::nullopt;
+  const Node* var = mean_of_last_axis(graph, only_reader(graph, square->outputs[0]), stats, rank);
+  if (var == nullptr) return std::nullopt;
   const Node* add_eps = node_as(graph, only_reader(graph, var->outputs[0]), "Add", 2, stats);
   if (add_eps == nullptr) return std::nullopt;
   std::optional<double> epsilon = scalar_constant(graph, other_input(*add_eps, var->outputs[0]));

@@ -46,6 +46,11 @@ run run encoder.onnx --input hidden=encoder_input.npy --output-dir out --repeat 
 expect "^output +encoded float32\[1,16,64\]: .* \(1024 values\); min "
 match out/encoded.npy encoder_expected.npy
 
+echo "== opset 21: Pad (wrap, axes), GroupNormalization (per channel), Mish, Gelu, Resize (axes), Split (num_outputs), ReduceMean (axes input)"
+run run opset21.onnx --input x=opset21_input.npy --output-dir out --repeat 2
+expect "^model +opset21.onnx: 8 nodes, 1 input, 1 output, opset 21$"
+match out/y.npy opset21_expected.npy
+
 echo "== temper build: one library with its plan and weights beside it; temper run MODEL.so"
 mkdir built
 run build cnn.onnx -o built/cnn.so

@@ -1,16 +1,20 @@
 #!/usr/bin/python3
 """Writes the whole-model tests' ONNX models, inputs and reference outputs.
 
-Usage: make_test_models.py DIR          the two hand-written models below
+Usage: make_test_models.py DIR          the three hand-written models below
        make_test_models.py --zoo DIR    the model zoo (see zoo())
 
-Two models, opset 17, random weights as initializers (seeded: the same files each run):
+Two models at opset 17, random weights as initializers (seeded: the same files each run):
   cnn.onnx      x float32[1,3,32,32] -> y float32[1,10]:
                 Conv(3->8, 3x3, pad 1), BatchNormalization, Relu, MaxPool 2x2, Conv(8->16, 3x3,
                 pad 1), Relu, GlobalAveragePool, Flatten, Gemm(16->10)
   encoder.onnx  hidden float32[1,16,64] -> encoded float32[1,16,64]: a transformer encoder
                 block: Q/K/V projections, 4 heads, softmax(QK^T / sqrt(d)) V, output projection,
                 residual, LayerNormalization, MLP with the Erf form of GELU, residual
+and one at opset 21, of what opsets 18 to 21 changed or added:
+  opset21.onnx  x float32[1,4,6,6] -> y float32[1,2,12,8]: Pad (wrap mode, an axes input),
+                GroupNormalization (per-channel scale and bias, opset 21's), Mish, Gelu,
+                Resize (an axes attribute), Split (num_outputs), ReduceMean (an axes input), Add
 and for each NAME: NAME_input.npy and NAME_expected.npy, the output computed by numpy in
 float64 from the float32 weights and input (the reference the test compares Temper with).
 Needs Debian's python3-onnx and python3-numpy (/usr/bin/python3).
@@ -169,6 +173,46 @@ def encoder(out_dir):
     np.save(os.path.join(out_dir, "encoder_expected.npy"), encoded)
 
 
+def opset21(out_dir):
+    p = {"scale": (1 + 0.2 * rng.standard_normal(4)).astype(np.float32), "bias": weight((4,), 4)}
+    consts = {
+        "pads": np.array([1, 1], dtype=np.int64), "pad_axes": np.array([3], dtype=np.int64),
+        "scales": np.array([2], dtype=np.float32), "mean_axes": np.array([2, 3], dtype=np.int64),
+    }
+    nodes = [
+        helper.make_node("Pad", ["x", "pads", "", "pad_axes"], ["padded"], mode="wrap"),
+        helper.make_node("GroupNormalization", ["padded", "scale", "bias"], ["normed"], num_groups=2,
+                         epsilon=1e-5),
+        helper.make_node("Mish", ["normed"], ["mish"]),
+        helper.make_node("Gelu", ["mish"], ["gelu"]),
+        helper.make_node("Resize", ["gelu", "", "scales"], ["tall"], axes=[2], mode="nearest"),
+        helper.make_node("Split", ["tall"], ["a", "b"], axis=1, num_outputs=2),
+        helper.make_node("ReduceMean", ["a", "mean_axes"], ["a_mean"], keepdims=1),
+        helper.make_node("Add", ["b", "a_mean"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "opset21", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 6, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 12, 8])],
+        [numpy_helper.from_array(v, k) for k, v in {**p, **consts}.items()])
+    # Not checked: Debian's onnx 1.12 knows opsets up to 17.
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], producer_name="temper-tests")
+    onnx.save(model, os.path.join(out_dir, "opset21.onnx"))
+
+    x = rng.standard_normal((1, 4, 6, 6)).astype(np.float32)
+    h = x.astype(np.float64)
+    h = np.concatenate([h[..., -1:], h, h[..., :1]], axis=3)  # wrap by one on the last axis
+    groups = h.reshape(1, 2, -1)
+    groups = (groups - groups.mean(axis=2, keepdims=True)) / np.sqrt(groups.var(axis=2, keepdims=True) + 1e-5)
+    h = groups.reshape(h.shape) * p["scale"].reshape(1, 4, 1, 1) + p["bias"].reshape(1, 4, 1, 1)
+    h = h * np.tanh(np.log1p(np.exp(h)))
+    h = h * 0.5 * (1 + np.vectorize(math.erf)(h / math.sqrt(2)))
+    h = np.repeat(h, 2, axis=2)  # nearest, half_pixel, round_prefer_floor: each row twice
+    a, b = h[:, :2], h[:, 2:]
+    y = b + a.mean(axis=(2, 3), keepdims=True)
+    np.save(os.path.join(out_dir, "opset21_input.npy"), x)
+    np.save(os.path.join(out_dir, "opset21_expected.npy"), y)
+
+
 def zoo(out_dir):
     """The model zoo: models as a user exports them, by torch.onnx.export (opset 17) from
     Debian's PyTorch and torchvision (python3-torch, python3-torchvision), random weights
@@ -319,3 +363,4 @@ if __name__ == "__main__":
     else:
         cnn(args[0])
         encoder(args[0])
+        opset21(args[0])

@@ -178,7 +178,7 @@ TEST(GraphOpsTable, ListsTheIssueOpsSorted) {
                          "Range", "Neg", "Reciprocal", "Exp", "Log", "Max", "Min", "Not", "Or", "Xor", "IsInf"}) {
     EXPECT_NE(find_graph_op(op), nullptr) << op;
   }
-  EXPECT_EQ(ops.size(), 122u);
+  EXPECT_EQ(ops.size(), 124u);
   EXPECT_EQ(find_graph_op("LSTM"), nullptr);
   EXPECT_EQ(find_graph_op("Conv")->pattern, OpPattern::OutFusable);
   EXPECT_EQ(find_graph_op("Add")->pattern, OpPattern::Broadcast);
@@ -933,7 +933,126 @@ TEST(GraphOpsShape, PadReflectAndEdge) {
         .constant("pads", ints({1, 1, 1, 1}))
         .infer("Pad", attrs({{"mode", std::string("wrap")}}));
   });
-  EXPECT_NE(e.find("Pad node 'n': mode 'wrap' is none of 'constant', 'reflect' and 'edge'"), std::string::npos) << e;
+  EXPECT_NE(e.find("Pad node 'n': mode 'wrap' is none of 'constant', 'reflect', 'edge' and (from opset 19) 'wrap'"),
+            std::string::npos)
+      << e;
+}
+
+// ---------------------------------------------------------------- opsets 18 to 21
+
+TEST(GraphOpsOpset18To21, PadAxesInputAndWrapMode) {
+  // Opset 18: pads covers the dimensions the axes input names.
+  OneNode t(18);
+  t.feed("x", iota({2, 3})).constant("pads", ints({2, 1})).omitted().constant("axes", ints({-1}));
+  expect_near(values(t.run("Pad")[0]), {0, 0, 1, 2, 3, 0, 0, 0, 4, 5, 6, 0});
+  // Opset 19: wrap takes the other end's elements.
+  EXPECT_EQ(values(OneNode(19)
+                       .feed("x", iota({1, 3}))
+                       .constant("pads", ints({0, 2, 0, 1}))
+                       .run("Pad", attrs({{"mode", std::string("wrap")}}))[0]),
+            (std::vector<double>{2, 3, 1, 2, 3, 1}));
+}
+
+TEST(GraphOpsOpset18To21, EveryReductionTakesItsAxesAsAnInput) {
+  EXPECT_EQ(values(OneNode(18).feed("x", iota({2, 3})).constant("axes", ints({1})).run("ReduceMax")[0]),
+            (std::vector<double>{3, 6}));
+  EXPECT_EQ(values(OneNode(18).feed("x", iota({2, 3})).constant("axes", ints({0})).run("ReduceMean")[0]),
+            (std::vector<double>{2.5, 3.5, 4.5}));
+  EXPECT_EQ(OneNode(18).input("x", {2, 3}).infer("ReduceL2", attrs({{"noop_with_empty_axes", int64_t{1}}})),
+            "float32[2,3]");
+}
+
+TEST(GraphOpsOpset18To21, SplitIntoNumOutputs) {
+  std::vector<NDArray> parts =
+      OneNode(18).feed("x", iota({5})).run("Split", attrs({{"num_outputs", int64_t{2}}}), {"a", "b"});
+  EXPECT_EQ(values(parts[0]), (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(values(parts[1]), (std::vector<double>{4, 5}));
+  std::string e = error_of([] {
+    OneNode(18).input("x", {5}).infer("Split", attrs({{"num_outputs", int64_t{3}}}), {"a", "b"});
+  });
+  EXPECT_NE(e.find("num_outputs=3 but the node has 2 outputs"), std::string::npos) << e;
+}
+
+TEST(GraphOpsOpset18To21, ScatterNDMaxAndMin) {
+  auto scatter = [](const std::string& reduction) {
+    OneNode t(18);
+    t.feed("data", iota({4}))
+        .constant("indices", array({3, 1}, i64, {1, 1, 3}))
+        .feed("updates", array({3}, f32, {5, 0, 2}));
+    return values(t.run("ScatterND", attrs({{"reduction", reduction}}))[0]);
+  };
+  EXPECT_EQ(scatter("max"), (std::vector<double>{1, 5, 3, 4}));
+  EXPECT_EQ(scatter("min"), (std::vector<double>{1, 0, 3, 2}));
+}
+
+TEST(GraphOpsOpset18To21, Mish) {
+  auto mish = [](double x) { return x * std::tanh(std::log1p(std::exp(x))); };
+  expect_near(values(OneNode(18).feed("x", array({3}, f32, {-2, 0, 1.5})).run("Mish")[0]),
+              {mish(-2), mish(0), mish(1.5)});
+}
+
+TEST(GraphOpsOpset18To21, GroupNormalizationScalesPerGroupThenPerChannel) {
+  // Two groups of two channels, each of one row of two: the groups are 1..4 and 5..8.
+  double inv_std = 1 / std::sqrt(1.25 + 1e-5);
+  std::vector<double> unit;
+  for (int k = 0; k < 8; ++k) unit.push_back((k % 4 - 1.5) * inv_std);
+  Attributes groups = attrs({{"num_groups", int64_t{2}}});
+  OneNode per_group(18);
+  per_group.feed("x", iota({1, 4, 1, 2}))
+      .constant("scale", array({2}, f32, {1, 2}))
+      .constant("bias", array({2}, f32, {0, 10}));
+  std::vector<double> expected = unit;
+  for (int k = 4; k < 8; ++k) expected[k] = 2 * unit[k] + 10;
+  expect_near(values(per_group.run("GroupNormalization", groups)[0]), expected, 1e-4);
+  // Opset 21: one scale and bias per channel.
+  OneNode per_channel(21);
+  per_channel.feed("x", iota({1, 4, 1, 2}))
+      .constant("scale", array({4}, f32, {1, 1, 1, 3}))
+      .constant("bias", array({4}, f32, {0, 0, 0, 1}));
+  expected = unit;
+  for (int k = 6; k < 8; ++k) expected[k] = 3 * unit[k] + 1;
+  expect_near(values(per_channel.run("GroupNormalization", groups)[0]), expected, 1e-4);
+  std::string e = error_of([&] {
+    OneNode(21).input("x", {1, 4, 1, 2}).input("s", {2}).input("b", {2}).infer("GroupNormalization", groups);
+  });
+  EXPECT_NE(e.find("input scale is float32[2] but must be [4] (the channels)"), std::string::npos) << e;
+  e = error_of([] {
+    OneNode(18)
+        .input("x", {1, 4, 2})
+        .input("s", {3})
+        .input("b", {3})
+        .infer("GroupNormalization", attrs({{"num_groups", int64_t{3}}}));
+  });
+  EXPECT_NE(e.find("num_groups=3 does not divide the 4 channels"), std::string::npos) << e;
+}
+
+TEST(GraphOpsOpset18To21, ResizeAxesAspectRatioAndSymmetricHalfPixel) {
+  // Opset 18: scales for the axes named; the others keep their extent.
+  OneNode on_axes(18);
+  on_axes.feed("x", iota({1, 1, 2, 2})).omitted().constant("s", array({2}, f32, {2, 2}));
+  EXPECT_EQ(values(on_axes.run("Resize", attrs({{"axes", I{2, 3}}}))[0]),
+            (std::vector<double>{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}));
+  // not_larger: one scale, the smaller of 4/2 and 4/4, for both axes.
+  OneNode kept(18);
+  kept.input("x", {1, 1, 2, 4}).omitted().omitted().constant("sizes", ints({4, 4}));
+  EXPECT_EQ(kept.infer("Resize", attrs({{"axes", I{2, 3}}, {"keep_aspect_ratio_policy", std::string("not_larger")}})),
+            "float32[1,1,2,4]");
+  // Opset 19's half_pixel_symmetric: 3 to floor(4.5) = 4, the ends both on the input's.
+  OneNode symmetric(19);
+  symmetric.feed("x", array({3}, f32, {1, 2, 3})).omitted().constant("s", array({1}, f32, {1.5}));
+  expect_near(values(symmetric.run(
+                  "Resize", attrs({{"mode", std::string("linear")},
+                                   {"coordinate_transformation_mode", std::string("half_pixel_symmetric")}}))[0]),
+              {1, 1 + 2.0 / 3, 1 + 4.0 / 3, 3});
+  std::string e = error_of([] {
+    OneNode(18)
+        .input("x", {1, 4})
+        .omitted()
+        .constant("s", array({2}, f32, {1, 0.5}))
+        .infer("Resize", attrs({{"mode", std::string("linear")}, {"antialias", int64_t{1}}}));
+  });
+  EXPECT_NE(e.find("antialias=1 with a downscaling linear resize (dimension 1) is not supported"), std::string::npos)
+      << e;
 }
 
 TEST(GraphOpsShape, ConstantAndShapeAreEvaluated) {

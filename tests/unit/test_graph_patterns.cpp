@@ -80,16 +80,30 @@ struct LayerNormForm {
   bool gamma_is_input = false;         // not a constant
   bool centered_is_output = false;     // d is also a graph output
   bool result_read_elsewhere = false;  // a Relu reads the result, which stays a graph output
+  int opset = 17;                      // from 18 the ReduceMeans take their axes as an input
 };
 
 // x float32[2,3,8] -> the layer norm of `form` -> out
 Graph layer_norm_graph(const LayerNormForm& form) {
   Graph g;
   g.name = "ln";
+  g.opset = form.opset;
   ValueId x = g.add_input("x", f32_type({2, 3, 8}));
   Attributes reduce;
-  reduce.set("axes", form.axes);
-  g.add_node("mean", "ReduceMean", reduce, {x}, {"mu"});
+  std::vector<ValueId> axes;
+  if (form.opset >= 18) {
+    NDArray given = NDArray::empty({static_cast<int64_t>(form.axes.size())}, DataType::int64());
+    std::copy(form.axes.begin(), form.axes.end(), given.data_as<int64_t>());
+    axes.push_back(g.add_constant("axes", given));
+  } else {
+    reduce.set("axes", form.axes);
+  }
+  auto with_axes = [&](ValueId v) {
+    std::vector<ValueId> in = {v};
+    in.insert(in.end(), axes.begin(), axes.end());
+    return in;
+  };
+  g.add_node("mean", "ReduceMean", reduce, with_axes(x), {"mu"});
   g.add_node("sub", "Sub", {}, {x, g.find("mu")}, {"d"});
   ValueId d = g.find("d");
   if (form.square_by_mul) {
@@ -97,7 +111,7 @@ Graph layer_norm_graph(const LayerNormForm& form) {
   } else {
     g.add_node("square", "Pow", {}, {d, g.add_constant("two", scalar(form.exponent))}, {"sq"});
   }
-  g.add_node("var", "ReduceMean", reduce, {g.find("sq")}, {"var"});
+  g.add_node("var", "ReduceMean", reduce, with_axes(g.find("sq")), {"var"});
   ValueId eps = g.add_constant("eps", scalar(0.05));
   ValueId var = g.find("var");
   if (form.eps_after_sqrt) {
@@ -172,6 +186,10 @@ TEST(RecognizeLayerNorm, OtherSpellings) {
   // gamma [1,1,8] and a one-element gamma become [8] constants.
   expect_layer_norm({.gamma_shape = {1, 1, 8}}, one_node);
   expect_layer_norm({.gamma_shape = {1}}, one_node);
+  // Opset 18: the axes a constant input.
+  expect_layer_norm({.opset = 18}, one_node);
+  expect_layer_norm({.axes = {2}, .opset = 18}, one_node);
+  expect_no_layer_norm({.axes = {1}, .opset = 18});
 }
 
 TEST(RecognizeLayerNorm, WithoutScaleOrShift) {
