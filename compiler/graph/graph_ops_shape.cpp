@@ -201,8 +201,7 @@ std::vector<TensorType> infer_pad(const Graph& graph, const Node& node) {
 
 // Modes reflect (the element mirrored at the edge, the edge itself not repeated), edge
 // (the edge element repeated) and wrap (the other end's element) read x at a folded index.
-te::Tensor pad_from_inside(const te::Tensor& x, const PadAmounts& p, const std::string& mode,
-                           const std::string& name) {
+te::Tensor pad_from_inside(const te::Tensor& x, const PadAmounts& p, const std::string& mode, const std::string& name) {
   Shape shape = static_shape(x);
   Shape out = shape;
   for (size_t d = 0; d < out.size(); ++d) out[d] += p.before[d] + p.after[d];

@@ -1,10 +1,10 @@
 // The ONNX ops that make tensors or move their elements by index, beside those of
-// graph_ops_shape.cpp: ConstantOfShape, EyeLike, Range, Size, Expand, Tile, Split, Trilu,
-// DepthToSpace, SpaceToDepth, GatherElements, GatherND, ScatterND and OneHot.
+// graph_ops_shape.cpp: ConstantOfShape, EyeLike, Range, Size, NonZero, Expand, Tile, Split,
+// Trilu, DepthToSpace, SpaceToDepth, GatherElements, GatherND, ScatterND and OneHot.
 //
 // Output shapes are static in Temper: the inputs that fix one (ConstantOfShape's shape,
-// Expand's shape, Tile's repeats, Split's split, Range's start, limit and delta) must be
-// constants, as they are once Shape -> Gather -> Concat chains fold.
+// Expand's shape, Tile's repeats, Split's split, Range's start, limit and delta, NonZero's
+// X) must be constants, as they are once Shape -> Gather -> Concat chains fold.
 #include <cmath>
 
 #include "compiler/graph/graph_ops_common.h"
@@ -87,6 +87,42 @@ std::vector<te::Tensor> compute_range(const Graph& graph, const Node& node, cons
         return start + cast(t, Expr(i)) * delta;
       },
       output_name(graph, node, 0))};
+}
+
+// ---------------------------------------------------------------- NonZero
+
+// NonZero's output [rank, count] has as many columns as X has non-zero elements, so X must
+// be a constant: the node is evaluated, never compiled. The indices of the non-zero
+// elements in row-major order, one row per dimension.
+std::vector<NDArray> evaluate_non_zero(const Graph& graph, const Node& node) {
+  check_arity(node, 1, 1);
+  const NDArray& x = constant_input(graph, node, 0, "X");
+  Shape shape = x.shape();
+  std::vector<int64_t> flat;
+  for (int64_t k = 0; k < x.size(); ++k) {
+    if (x.get(k) != 0) flat.push_back(k);
+  }
+  auto count = static_cast<int64_t>(flat.size());
+  if (count == 0) {
+    throw UnsupportedError(str("X ", x.dtype().to_string(), ints_str(shape),
+                               " has no non-zero element, so the output would be empty: Temper has no empty tensors"));
+  }
+  auto rank = static_cast<int64_t>(shape.size());
+  if (rank == 0) throw UnsupportedError("X is a scalar: its NonZero would be an empty [0, 1] tensor");
+  NDArray out = NDArray::empty({rank, count}, DataType::int64());
+  int64_t* indices = out.data_as<int64_t>();
+  for (int64_t c = 0; c < count; ++c) {
+    int64_t rest = flat[c];
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      indices[d * count + c] = rest % shape[d];
+      rest /= shape[d];
+    }
+  }
+  return {out};
+}
+
+std::vector<TensorType> infer_non_zero(const Graph& graph, const Node& node) {
+  return {{evaluate_non_zero(graph, node)[0].shape(), DataType::int64()}};
 }
 
 // ---------------------------------------------------------------- Size
@@ -642,10 +678,16 @@ std::vector<te::Tensor> compute_scatter_nd(const Graph& graph, const Node& node,
 std::vector<GraphOp> tensor_graph_ops() {
   GraphOp size{"Size", OpPattern::Opaque, infer_size, compute_size};
   size.evaluate = evaluate_size;
+  GraphOp non_zero{"NonZero", OpPattern::Opaque, infer_non_zero,
+                   [](const Graph&, const Node&, const std::vector<te::Tensor>&) -> std::vector<te::Tensor> {
+                     throw UserError("a NonZero is evaluated (GraphOp::evaluate), not compiled");
+                   }};
+  non_zero.evaluate = evaluate_non_zero;
   return {
       {"ConstantOfShape", OpPattern::Opaque, infer_constant_of_shape, compute_constant_of_shape},
       {"Range", OpPattern::Opaque, infer_range, compute_range},
       size,
+      non_zero,
       {"Expand", OpPattern::Broadcast, infer_expand, compute_expand},
       {"Tile", OpPattern::Injective, infer_tile, compute_tile},
       {"Split", OpPattern::Injective, infer_split, compute_split},

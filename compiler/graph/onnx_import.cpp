@@ -108,8 +108,8 @@ std::map<std::string, int64_t> bound_dims(const onnx::GraphProto& g, const Impor
       if (inserted) {
         bound_by[param] = source;
       } else if (it->second != shape[axis]) {
-        throw UserError(str("the dynamic dimension '", param, "' is ", bound_by[param], " but ", source,
-                            ": give it one size"));
+        throw UserError(
+            str("the dynamic dimension '", param, "' is ", bound_by[param], " but ", source, ": give it one size"));
       }
     }
   }

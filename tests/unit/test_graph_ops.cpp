@@ -178,7 +178,7 @@ TEST(GraphOpsTable, ListsTheIssueOpsSorted) {
                          "Range", "Neg", "Reciprocal", "Exp", "Log", "Max", "Min", "Not", "Or", "Xor", "IsInf"}) {
     EXPECT_NE(find_graph_op(op), nullptr) << op;
   }
-  EXPECT_EQ(ops.size(), 124u);
+  EXPECT_EQ(ops.size(), 125u);
   EXPECT_EQ(find_graph_op("LSTM"), nullptr);
   EXPECT_EQ(find_graph_op("Conv")->pattern, OpPattern::OutFusable);
   EXPECT_EQ(find_graph_op("Add")->pattern, OpPattern::Broadcast);
@@ -936,6 +936,18 @@ TEST(GraphOpsShape, PadReflectAndEdge) {
   EXPECT_NE(e.find("Pad node 'n': mode 'wrap' is none of 'constant', 'reflect', 'edge' and (from opset 19) 'wrap'"),
             std::string::npos)
       << e;
+}
+
+TEST(GraphOpsTensor, NonZeroOfAConstantIsEvaluated) {
+  OneNode t;
+  t.constant("x", array({2, 2}, f32, {1, 0, 2, 3}));
+  EXPECT_EQ(t.infer("NonZero"), "int64[2,3]");
+  std::vector<NDArray> out = find_graph_op("NonZero")->evaluate(t.graph, t.graph.nodes().back());
+  EXPECT_EQ(values(out[0]), (std::vector<double>{0, 1, 1, 0, 0, 1}));
+  std::string e = error_of([] { OneNode().input("x", {2, 2}).infer("NonZero"); });
+  EXPECT_NE(e.find("input 0 (X) 'x' must be a constant"), std::string::npos) << e;
+  e = error_of([] { OneNode().constant("x", array({2}, f32, {0, 0})).infer("NonZero"); });
+  EXPECT_NE(e.find("no non-zero element, so the output would be empty"), std::string::npos) << e;
 }
 
 // ---------------------------------------------------------------- opsets 18 to 21
