@@ -10,12 +10,14 @@
 // outputs agree with onnxruntime's (OpenCV's where onnxruntime is not run).
 //
 //   model_e2e [--models-dir DIR | --model PATH ...] [--db LOG] [--onnxruntime-python PY]
-//             [--rounds N] [--warmup N] [--min-round-ms MS] [--target T]
+//             [--rounds N] [--warmup N] [--min-round-ms MS] [--target T] [--dim NAME=N ...]
 //
-// --models-dir DIR runs the models of scripts/make_bench_models.py found in DIR. Both sides
+// --models-dir DIR runs the models of scripts/make_bench_models.py found in DIR; --dim sizes
+// the models' dynamic dimensions (the batch of make_test_models.py --zoo's). Both sides
 // run on the same number of threads: the target's -num-cores, or one per core. Inputs are
 // random (seeded), integer inputs are attention masks: ones, with the last eighth of each row
-// zero (padding); every graph input must have a static shape. An output whose max abs
+// zero (padding); every graph input must have a static shape or one --dim sizes. Of a model
+// with several outputs the first is compared. An output whose max abs
 // error exceeds 1e-3 of the reference's largest output magnitude fails the run: a fast
 // wrong answer is no result. A model OpenCV cannot run (its importer refuses many
 // transformer exports) is timed without it, with one line saying why.
@@ -69,6 +71,7 @@ struct Options {
   int warmup = 2;
   double min_round_ms = 100;
   std::string target = "llvm -mcpu=native";
+  std::map<std::string, int64_t> dims;  // --dim NAME=N: the models' dynamic dimensions
 };
 
 struct Ratios {
@@ -161,10 +164,9 @@ Agreement compare(const NDArray& temper, const float* o, int64_t size, const std
 
 ModelResult run_model(const std::string& path, const Options& options, const Target& target, int threads) {
   std::printf("\n%s\n", path.c_str());
-  graph::Graph g = graph::import_onnx(path);
-  if (g.outputs().size() != 1) {
-    throw UserError(str(path, " has ", g.outputs().size(), " outputs; the benchmark compares models of one output"));
-  }
+  graph::ImportOptions import_options;
+  import_options.dims = options.dims;
+  graph::Graph g = graph::import_onnx(path, import_options);
   ModelResult result;
   result.name = std::filesystem::path(path).stem().string();
   result.gflop = model_gflop(g, target);
@@ -352,7 +354,7 @@ std::vector<std::string> models_in(const std::string& dir) {
 
 const char* kUsage =
     "usage: model_e2e [--models-dir DIR | --model PATH ...] [--db LOG] [--onnxruntime-python PY] [--rounds N] [--warmup N] [--min-round-ms MS] "
-    "[--target T]";
+    "[--target T] [--dim NAME=N ...]";
 
 }  // namespace
 }  // namespace temper::bench
@@ -382,6 +384,15 @@ int main(int argc, char** argv) {
         options.min_round_ms = std::max(0.0, std::atof(argv[++i]));
       } else if (arg == "--target" && has_value) {
         options.target = argv[++i];
+      } else if (arg == "--dim" && has_value) {
+        std::string binding = argv[++i];
+        size_t eq = binding.find('=');
+        char* end = nullptr;
+        long long size = eq == std::string::npos ? 0 : std::strtoll(binding.c_str() + eq + 1, &end, 10);
+        if (eq == std::string::npos || eq == 0 || size <= 0 || *end != '\0') {
+          throw UserError(str("--dim ", binding, ": give NAME=N with N a positive integer"));
+        }
+        options.dims[binding.substr(0, eq)] = size;
       } else {
         throw UserError(str("unknown argument '", arg, "'; ", bench::kUsage));
       }
