@@ -105,10 +105,11 @@ bool names_model(const std::vector<std::string>& args) {
 
 using ModelInputs = std::vector<std::pair<std::string, graph::TensorType>>;
 
-// Each --input file against the model's inputs, with the file named.
+// Each --input file against the model's inputs, with the file named (and, where the model
+// is still to compile, the --shape that would fit a file of other extents).
 void check_input_files(const std::map<std::string, NDArray>& inputs,
                        const std::map<std::string, std::string>& input_files, const ModelInputs& model_inputs,
-                       const std::string& model_path) {
+                       const std::string& model_path, bool reshapable) {
   for (const auto& [name, array] : inputs) {
     auto it = std::find_if(model_inputs.begin(), model_inputs.end(), [&](const auto& in) { return in.first == name; });
     if (it == model_inputs.end()) {
@@ -119,8 +120,14 @@ void check_input_files(const std::map<std::string, NDArray>& inputs,
     }
     graph::TensorType given{array.shape(), array.dtype()};
     if (given != it->second) {
+      std::string hint;
+      if (reshapable && given.dtype == it->second.dtype && given.shape.size() == it->second.shape.size()) {
+        std::vector<std::string> extents;
+        for (int64_t e : given.shape) extents.push_back(std::to_string(e));
+        hint = str(" (to compile the model for the file's shape, give --shape ", name, "=", join(extents, "x"), ")");
+      }
       throw UserError(str("--input ", name, "=", input_files.at(name), ": input '", name, "' expects ",
-                          it->second.to_string(), ", the file holds ", given.to_string()));
+                          it->second.to_string(), ", the file holds ", given.to_string(), hint));
     }
   }
 }
@@ -240,12 +247,12 @@ void print_profile(const graph::ExecutionPlan& plan, std::vector<std::vector<dou
 int run_model(const std::vector<std::string>& args) {
   const std::string usage =
       "usage: temper run MODEL.onnx|MODEL.so [--db FILE [--any-machine]] [--input NAME=FILE.npy ...] [--dim NAME=N "
-      "...] [--repeat N] "
+      "...] [--shape NAME=D0xD1x... ...] [--repeat N] "
       "[--output-dir DIR] [--target T] [--threads N] [--seed N] [--profile] [--layout "
       "nchwc|nchw8c|nchw16c|...-direct|nchw]";
   std::vector<std::string> input_flags;
   std::string layout = "nchwc";
-  std::vector<std::string> dim_flags;
+  ModelShapeFlags shape_flags;
   std::string db;
   std::string target_text;
   std::string output_dir;
@@ -261,9 +268,8 @@ int run_model(const std::vector<std::string>& args) {
                      "compile each tunable op with the best record of this tuning log (MODEL.onnx only)")(
       "input", po::value(&input_flags)->composing(),
       "NAME=FILE.npy: an input's data (repeatable), whose shape sizes the dynamic dimensions it declares; inputs "
-      "not given get random data")("dim", po::value(&dim_flags)->composing(),
-                                   "NAME=N: the size of the model's dynamic dimension NAME (repeatable)")(
-      "repeat", po::value(&repeat)->default_value(10), "timed runs after the first; the median and min are printed")(
+      "not given get random data")("repeat", po::value(&repeat)->default_value(10),
+                                   "timed runs after the first; the median and min are printed")(
       "output-dir", po::value(&output_dir), "write each output as DIR/NAME.npy (DIR is created when missing)")(
       "target", po::value(&target_text),
       "target string: llvm [-mcpu=...], c (default llvm -mcpu=native; a built "
@@ -277,6 +283,7 @@ int run_model(const std::vector<std::string>& args) {
       "nchwc-direct, nchw8c-direct, nchw16c-direct (every conv direct) or nchw; a log tuned in one layout or block "
       "does not apply to another"
       " (MODEL.onnx only)");
+  shape_flags.add_options(desc);
   add_machine_option(desc, any_machine);
   std::vector<std::string> positionals;
   po::variables_map vm;
@@ -286,7 +293,7 @@ int run_model(const std::vector<std::string>& args) {
   if (threads < 0) throw UserError(str("--threads must be 0 (all cores) or positive, got ", threads));
   bool built = model_path.ends_with(".so");
   if (built) {
-    for (const char* flag : {"db", "any-machine", "dim", "target", "layout"}) {
+    for (const char* flag : {"db", "any-machine", "dim", "shape", "target", "layout"}) {
       if (vm.count(flag) && !vm[flag].defaulted()) {
         throw UserError(str("--", flag, " applies when compiling MODEL.onnx; ", model_path,
                             " was built already (give the .onnx file, or rebuild with `temper build`)"));
@@ -318,19 +325,20 @@ int run_model(const std::vector<std::string>& args) {
     executor = graph::GraphExecutor::load(model_path);
     const graph::ExecutionPlan& plan = executor->plan();
     for (int id : plan.inputs) model_inputs.emplace_back(plan.arrays[id].name, plan.arrays[id].type);
-    check_input_files(inputs, input_files, model_inputs, model_path);
+    check_input_files(inputs, input_files, model_inputs, model_path, /*reshapable=*/false);
     make_output_dir();
     print_line("model", str(model_path, ": built for ", plan.target, ", ", plural(executor->num_kernels(), "kernel"),
                             ", ", plural(static_cast<int64_t>(plan.inputs.size()), "input"), ", ",
                             plural(static_cast<int64_t>(plan.outputs.size()), "output")));
   } else {
     graph::ImportOptions options;
-    options.dims = parse_dim_flags(dim_flags);
+    options.dims = shape_flags.dim_sizes();
+    options.input_shapes = shape_flags.input_shapes();
     for (const auto& [name, array] : inputs) options.data_shapes[name] = array.shape();
     graph::Graph g = graph::import_onnx(model_path, options);
     for (graph::ValueId v : g.inputs()) model_inputs.emplace_back(g.value(v).name, g.value(v).type);
     // Before compiling, so that a bad file fails fast.
-    check_input_files(inputs, input_files, model_inputs, model_path);
+    check_input_files(inputs, input_files, model_inputs, model_path, /*reshapable=*/true);
     make_output_dir();
     print_line("model", str(model_path, ": ", plural(static_cast<int64_t>(g.nodes().size()), "node"), ", ",
                             plural(static_cast<int64_t>(g.inputs().size()), "input"), ", ",

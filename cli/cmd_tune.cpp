@@ -265,13 +265,15 @@ int cmd_tune(const std::vector<std::string>& args) {
   const std::string usage =
       "usage: temper tune WORKLOAD --db FILE [--target T ...] [--space template|auto|both] [--trials N] "
       "[--tuner random|grid|ga|xgb] [--time-budget 8h] [--early-stopping N] [--confirm N] [--seed N]\n"
-      "       temper tune MODEL.onnx --db FILE [--dim NAME=N ...] [--layout nchwc|nchw8c|nchw16c|...-direct|nchw] [--task-scheduler "
+      "       temper tune MODEL.onnx --db FILE [--dim NAME=N ...] [--shape NAME=D0xD1x... ...] [--layout "
+      "nchwc|nchw8c|nchw16c|...-direct|nchw] [--task-scheduler "
       "gradient|round-robin] [the same "
       "flags]   (all the model's tasks, sharing --trials)\n"
       "                    [--transfer | --model FILE] [--save-model FILE]   (these three with --tuner xgb)";
   std::string db_path, tuner_name, time_budget, model_path, save_model_path;
   ModelTuneFlags model_flags;
-  std::vector<std::string> target_texts, dim_flags;
+  std::vector<std::string> target_texts;
+  ModelShapeFlags shape_flags;
   std::string layout_flag;
   bool transfer = false;
   int64_t seed = 0;
@@ -292,7 +294,6 @@ int cmd_tune(const std::vector<std::string>& args) {
        "template (the op's hand-written template), auto (the auto-scheduler: sketches derived from the compute "
        "definition, evolutionary search under the cost model) or both (the two share --trials); default: template "
        "where the op has one, auto otherwise")
-      ("dim", po::value(&dim_flags)->composing(), "model: NAME=N, the size of the dynamic dimension NAME (repeatable)")
       ("layout", po::value(&layout_flag),
        "model: the layout its builds will use, nchwc (blocked, kept across the graph; Winograd 3x3 convs where they pay; the tasks of each candidate block, 8 and 16 lanes on a CPU of either vector, the build taking the block estimated fastest), nchw8c or nchw16c (a fixed block), nchwc-direct, nchw8c-direct, nchw16c-direct (every conv direct) or nchw; "
        "the tasks are the convs of that layout (default nchwc)")
@@ -331,6 +332,7 @@ int cmd_tune(const std::vector<std::string>& args) {
       ("candidate-memory-mb", po::value(&runner_options.memory_limit_mb)->default_value(0),
        "how much a CPU candidate may grow the measure worker's memory (0: half the machine's)");
   // clang-format on
+  shape_flags.add_options(desc);  // the model's inputs
   std::string workload_text;
   if (!parse_command_line(args, usage, desc, workload_text)) return 0;
   runner_options.cold_caches = !warm_caches;
@@ -388,13 +390,20 @@ int cmd_tune(const std::vector<std::string>& args) {
     if (!save_model_path.empty()) throw UserError("--save-model saves one task's model; give a workload, not a model");
     if (targets.size() > 1) throw UserError("tune MODEL.onnx tunes for one --target; run it once per target");
     check_targets_runnable(targets);
-    return tune_model(workload_text, parse_dim_flags(dim_flags), targets[0], db_path, choice, model_flags, options,
-                      builder_options, runner_options);
+    graph::ImportOptions import_options;
+    import_options.dims = shape_flags.dim_sizes();
+    import_options.input_shapes = shape_flags.input_shapes();
+    return tune_model(workload_text, import_options, targets[0], db_path, choice, model_flags, options, builder_options,
+                      runner_options);
   }
-  if (!dim_flags.empty()) throw UserError("--dim sizes a model's dynamic dimensions; give a .onnx model");
+  if (shape_flags.given()) {
+    throw UserError(shape_flags.dims.empty() ? "--shape gives a model's input a shape; give a .onnx model"
+                                             : "--dim sizes a model's dynamic dimensions; give a .onnx model");
+  }
   if (!layout_flag.empty()) {
-    throw UserError("--layout chooses the layout of a model's convs; a workload names its own (conv2d_nchwc:... is "
-                    "the blocked conv)");
+    throw UserError(
+        "--layout chooses the layout of a model's convs; a workload names its own (conv2d_nchwc:... is "
+        "the blocked conv)");
   }
 
   ops::Workload workload = ops::Workload::parse(workload_text);
@@ -409,8 +418,7 @@ int cmd_tune(const std::vector<std::string>& args) {
     if (!save_model_path.empty()) throw UserError("--save-model saves one explorer's model; not with --space both");
     std::printf("workload   %s\n", workload.to_string().c_str());
     graph::LayoutTasks one_task{{{workload, 1, {}}}, {graph::LayoutChoice::Nchw}, {{1}}};
-    return tune_tasks(one_task, target, db_path, choice, model_flags, options, builder_options,
-                      runner_options);
+    return tune_tasks(one_task, target, db_path, choice, model_flags, options, builder_options, runner_options);
   }
   TuneJob job = prepare_job(workload, target, spaces[0], choice);
   tuning_db::SQLiteDatabase db(db_path);

@@ -53,23 +53,58 @@ std::pair<std::string, std::string> split_binding(const std::string& text, const
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
-std::map<std::string, int64_t> parse_dim_flags(const std::vector<std::string>& flags) {
-  std::map<std::string, int64_t> dims;
-  for (const std::string& flag : flags) {
-    auto [name, size_text] = split_binding(flag, "--dim", "NAME=N");
-    size_t end = 0;
-    int64_t size = 0;
-    try {
-      size = std::stoll(size_text, &end);
-    } catch (const std::exception&) {
-      end = 0;
-    }
-    if (end != size_text.size() || size < 1) {
-      throw UserError(str("--dim ", flag, ": '", size_text, "' is not a positive size"));
-    }
-    dims[name] = size;
+namespace {
+
+// A positive size from text, or UserError naming the flag.
+int64_t positive_size(const std::string& text, const std::string& flag) {
+  size_t end = 0;
+  int64_t size = 0;
+  try {
+    size = std::stoll(text, &end);
+  } catch (const std::exception&) {
+    end = 0;
   }
-  return dims;
+  if (text.empty() || end != text.size() || size < 1) {
+    throw UserError(str(flag, ": '", text, "' is not a positive size"));
+  }
+  return size;
+}
+
+}  // namespace
+
+void ModelShapeFlags::add_options(po::options_description& desc) {
+  desc.add_options()("dim", po::value(&dims)->composing(),
+                     "NAME=N: the size of the model's dynamic dimension NAME (repeatable)")(
+      "shape", po::value(&shapes)->composing(),
+      "NAME=D0xD1x...: the whole shape of the model's input NAME, static dimensions too, e.g. x=8x3x224x224 for a "
+      "batch of 8 from a model exported at batch 1 (repeatable)");
+}
+
+std::map<std::string, int64_t> ModelShapeFlags::dim_sizes() const {
+  std::map<std::string, int64_t> sizes;
+  for (const std::string& flag : dims) {
+    auto [name, size_text] = split_binding(flag, "--dim", "NAME=N");
+    sizes[name] = positive_size(size_text, "--dim " + flag);
+  }
+  return sizes;
+}
+
+std::map<std::string, std::vector<int64_t>> ModelShapeFlags::input_shapes() const {
+  std::map<std::string, std::vector<int64_t>> result;
+  for (const std::string& flag : shapes) {
+    auto [name, text] = split_binding(flag, "--shape", "NAME=D0xD1x...");
+    std::vector<int64_t> shape;
+    size_t start = 0;
+    while (true) {
+      size_t x = text.find('x', start);
+      shape.push_back(
+          positive_size(text.substr(start, x == std::string::npos ? std::string::npos : x - start), "--shape " + flag));
+      if (x == std::string::npos) break;
+      start = x + 1;
+    }
+    if (!result.emplace(name, shape).second) throw UserError(str("--shape gives '", name, "' twice"));
+  }
+  return result;
 }
 
 }  // namespace temper::cli

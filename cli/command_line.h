@@ -30,8 +30,18 @@ bool parse_command_line(const std::vector<std::string>& args, const std::string&
 std::pair<std::string, std::string> split_binding(const std::string& text, const std::string& flag,
                                                   const std::string& form);
 
-// The --dim NAME=N flags of the model commands (run, tune): dim_param name -> size;
-// UserError for a size that is not a positive integer.
-std::map<std::string, int64_t> parse_dim_flags(const std::vector<std::string>& flags);
+// The shape flags of the model commands (run, build, tune): --dim NAME=N sizes the
+// dynamic dimension NAME; --shape NAME=D0xD1x... gives input NAME its whole shape, static
+// dimensions too (a batch of 8 for a model exported at batch 1).
+struct ModelShapeFlags {
+  std::vector<std::string> dims, shapes;
+
+  void add_options(boost::program_options::options_description& desc);
+  bool given() const { return !dims.empty() || !shapes.empty(); }
+  // dim_param name -> size and input name -> shape (ImportOptions::dims, ::input_shapes);
+  // UserError for a size that is not a positive integer.
+  std::map<std::string, int64_t> dim_sizes() const;
+  std::map<std::string, std::vector<int64_t>> input_shapes() const;
+};
 
 }  // namespace temper::cli

@@ -36,7 +36,8 @@ double task_best(const std::vector<ModelJob>& jobs, size_t task) {
 
 // The model's estimated latency built the way-th way: each task's best times how often
 // that build runs it; nullopt while one of its tasks has no best.
-std::optional<double> estimated_latency(const graph::LayoutTasks& model, size_t way, const std::vector<ModelJob>& jobs) {
+std::optional<double> estimated_latency(const graph::LayoutTasks& model, size_t way,
+                                        const std::vector<ModelJob>& jobs) {
   double total = 0;
   for (size_t t = 0; t < model.tasks.size(); ++t) {
     if (model.counts[way][t] == 0) continue;
@@ -48,7 +49,8 @@ std::optional<double> estimated_latency(const graph::LayoutTasks& model, size_t 
 }
 
 // The least over the ways, and which way it is (nullopt while no way has every best).
-std::optional<std::pair<double, size_t>> fastest_way(const graph::LayoutTasks& model, const std::vector<ModelJob>& jobs) {
+std::optional<std::pair<double, size_t>> fastest_way(const graph::LayoutTasks& model,
+                                                     const std::vector<ModelJob>& jobs) {
   std::optional<std::pair<double, size_t>> fastest;
   for (size_t w = 0; w < model.layouts.size(); ++w) {
     std::optional<double> latency = estimated_latency(model, w, jobs);
@@ -78,7 +80,8 @@ std::string latency_text(const graph::LayoutTasks& model, const std::vector<Mode
   if (model.layouts.size() == 1) return latency_text(estimated_latency(model, 0, jobs));
   std::string each;
   for (size_t w = 0; w < model.layouts.size(); ++w) {
-    each += str(w == 0 ? "" : ", ", model.layouts[w].activations(), " ", latency_text(estimated_latency(model, w, jobs)));
+    each +=
+        str(w == 0 ? "" : ", ", model.layouts[w].activations(), " ", latency_text(estimated_latency(model, w, jobs)));
   }
   return each;
 }
@@ -121,9 +124,10 @@ int tune_tasks(const graph::LayoutTasks& model, const Target& target, const std:
   if (several_ways) {
     std::string names;
     for (const graph::LayoutChoice& layout : model.layouts) names += (names.empty() ? "" : ", ") + layout.activations();
-    std::printf("layouts    %s: each way's tasks tuned, turns following the way estimated fastest; a build with "
-                "this log takes the fastest\n",
-                names.c_str());
+    std::printf(
+        "layouts    %s: each way's tasks tuned, turns following the way estimated fastest; a build with "
+        "this log takes the fastest\n",
+        names.c_str());
   }
   std::printf("task  count  space     size           %sworkload\n", several_ways ? "layouts          " : "");
   for (const ModelJob& j : jobs) {
@@ -134,7 +138,8 @@ int tune_tasks(const graph::LayoutTasks& model, const Target& target, const std:
                 ways.c_str(), tasks[j.task].workload.to_string().c_str());
   }
   if (choice.name == "xgb") {
-    for (const ModelJob& j : jobs) std::printf("model      task %zu %s: %s\n", j.task, j.job.space.c_str(), j.job.model_line.c_str());
+    for (const ModelJob& j : jobs)
+      std::printf("model      task %zu %s: %s\n", j.task, j.job.space.c_str(), j.job.model_line.c_str());
   }
   measure::Builder builder(builder_options);
   measure::Runner runner(runner_options);
@@ -240,8 +245,9 @@ int tune_tasks(const graph::LayoutTasks& model, const Target& target, const std:
                 latency_text(fastest->first).c_str());
   }
   if (several_ways) {
-    std::printf("layout     %s: builds with this log take %s\n", latency_text(model, jobs).c_str(),
-                fastest ? model.layouts[fastest->second].activations().c_str() : "the target's block (no way has every best)");
+    std::printf(
+        "layout     %s: builds with this log take %s\n", latency_text(model, jobs).c_str(),
+        fastest ? model.layouts[fastest->second].activations().c_str() : "the target's block (no way has every best)");
   }
   std::printf("log        %s\n", db_path.c_str());
   if (untried > 0 && g_signal == 0) {
@@ -254,12 +260,10 @@ int tune_tasks(const graph::LayoutTasks& model, const Target& target, const std:
   return all_failed_somewhere ? 1 : 0;
 }
 
-int tune_model(const std::string& model_path, const std::map<std::string, int64_t>& dims, const Target& target,
+int tune_model(const std::string& model_path, const graph::ImportOptions& import_options, const Target& target,
                const std::string& db_path, const TunerChoice& choice, const ModelTuneFlags& flags,
                const search::TuneOptions& options, const measure::BuilderOptions& builder_options,
                const measure::RunnerOptions& runner_options) {
-  graph::ImportOptions import_options;
-  import_options.dims = dims;
   graph::Graph g = graph::import_onnx(model_path, import_options);
   std::vector<std::string> skipped;
   graph::LayoutTasks model =
@@ -267,9 +271,9 @@ int tune_model(const std::string& model_path, const std::map<std::string, int64_
   std::printf("model      %s: %zu nodes, %zu tasks\n", model_path.c_str(), g.nodes().size(), model.tasks.size());
   for (const std::string& why : skipped) std::printf("skipped    %s\n", why.c_str());
   if (model.tasks.empty()) {
-    throw UserError(
-        str(model_path, " has no node that a tuning task serves (Conv, Gemm, MatMul, attention, Softmax, "
-                            "LayerNormalization, Transpose); nothing to tune"));
+    throw UserError(str(model_path,
+                        " has no node that a tuning task serves (Conv, Gemm, MatMul, attention, Softmax, "
+                        "LayerNormalization, Transpose); nothing to tune"));
   }
   return tune_tasks(model, target, db_path, choice, flags, options, builder_options, runner_options);
 }

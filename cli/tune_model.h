@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/tune_job.h"
+#include "compiler/graph/onnx_import.h"
 #include "compiler/graph/task_extraction.h"
 #include "measure/builder.h"
 #include "measure/runner.h"
@@ -19,8 +20,8 @@
 namespace temper::cli {
 
 struct ModelTuneFlags {
-  std::string space;      // --space ("" : a template where one serves the task, else auto)
-  std::string scheduler;  // --task-scheduler: "gradient" or "round-robin"
+  std::string space;             // --space ("" : a template where one serves the task, else auto)
+  std::string scheduler;         // --task-scheduler: "gradient" or "round-robin"
   std::string layout = "nchwc";  // --layout: the layout the model's builds will use (its tasks follow it;
                                  // with the block open, the tasks of each candidate block)
 };
@@ -39,7 +40,7 @@ int tune_tasks(const graph::LayoutTasks& model, const Target& target, const std:
                const measure::BuilderOptions& builder_options, const measure::RunnerOptions& runner_options);
 
 // Imports the model, extracts its tasks, and tune_tasks them.
-int tune_model(const std::string& model_path, const std::map<std::string, int64_t>& dims, const Target& target,
+int tune_model(const std::string& model_path, const graph::ImportOptions& import_options, const Target& target,
                const std::string& db_path, const TunerChoice& choice, const ModelTuneFlags& flags,
                const search::TuneOptions& options, const measure::BuilderOptions& builder_options,
                const measure::RunnerOptions& runner_options);

@@ -81,29 +81,28 @@ Attribute convert_attribute(const onnx::AttributeProto& a, const std::string& no
   }
 }
 
-// The sizes of the named dynamic dimensions: options.dims, and those read off
-// options.data_shapes (the shapes of the data the caller will give some inputs); one name
-// bound to two sizes is an error naming both.
+// The sizes of the named dynamic dimensions: options.dims, and those read off the full
+// shapes options.input_shapes gives and options.data_shapes (the shapes of the data the
+// caller will pass some inputs); one name bound to two sizes is an error naming both.
 std::map<std::string, int64_t> bound_dims(const onnx::GraphProto& g, const ImportOptions& options) {
   std::map<std::string, int64_t> dims = options.dims;
   std::map<std::string, std::string> bound_by;
   for (const auto& [name, size] : options.dims) bound_by[name] = str("given as ", size);
-  for (const onnx::ValueInfoProto& input : g.input()) {
-    auto data = options.data_shapes.find(input.name());
-    if (data == options.data_shapes.end() || !input.type().tensor_type().has_shape()) continue;
+  // what: "data" or "shape", the thing given for the input.
+  auto bind = [&](const onnx::ValueInfoProto& input, const std::vector<int64_t>& shape, const std::string& what) {
     const onnx::TensorShapeProto& declared = input.type().tensor_type().shape();
-    const std::vector<int64_t>& shape = data->second;
     bool dynamic = std::any_of(declared.dim().begin(), declared.dim().end(),
                                [](const auto& dim) { return !dim.dim_param().empty() && !dim.has_dim_value(); });
-    if (!dynamic) continue;  // nothing to bind; the caller checks the data against the shape
+    if (!dynamic) return;  // nothing to bind; static dimensions are checked elsewhere
     if (declared.dim_size() != static_cast<int>(shape.size())) {
-      throw UserError(str("input '", input.name(), "' is given data of shape ", shape_to_string(shape),
-                          ", but the model declares ", plural(declared.dim_size(), "dimension")));
+      throw UserError(str("input '", input.name(), "' is given ", what == "data" ? "data of shape" : "the shape", " ",
+                          shape_to_string(shape), ", but the model declares ",
+                          plural(declared.dim_size(), "dimension")));
     }
     for (int axis = 0; axis < declared.dim_size(); ++axis) {
       const std::string& param = declared.dim(axis).dim_param();
       if (param.empty() || declared.dim(axis).has_dim_value()) continue;
-      std::string source = str(shape[axis], " in the data given for '", input.name(), "' (axis ", axis, ")");
+      std::string source = str(shape[axis], " in the ", what, " given for '", input.name(), "' (axis ", axis, ")");
       auto [it, inserted] = dims.emplace(param, shape[axis]);
       if (inserted) {
         bound_by[param] = source;
@@ -111,6 +110,15 @@ std::map<std::string, int64_t> bound_dims(const onnx::GraphProto& g, const Impor
         throw UserError(
             str("the dynamic dimension '", param, "' is ", bound_by[param], " but ", source, ": give it one size"));
       }
+    }
+  };
+  for (const onnx::ValueInfoProto& input : g.input()) {
+    if (!input.type().tensor_type().has_shape()) continue;
+    if (auto it = options.input_shapes.find(input.name()); it != options.input_shapes.end()) {
+      bind(input, it->second, "shape");
+    }
+    if (auto it = options.data_shapes.find(input.name()); it != options.data_shapes.end()) {
+      bind(input, it->second, "data");
     }
   }
   return dims;
@@ -361,7 +369,9 @@ std::optional<TensorType> declared_type(const onnx::ValueInfoProto& info) {
   return type;
 }
 
-void mark_outputs(const onnx::GraphProto& g, Graph& graph) {
+// keep_declared: whether the declared output types stand (not where the caller gave the
+// inputs other shapes, options.input_shapes: they describe the model at its own).
+void mark_outputs(const onnx::GraphProto& g, Graph& graph, bool keep_declared) {
   for (const onnx::ValueInfoProto& output : g.output()) {
     ValueId v = graph.find(output.name());
     if (v == kNoValue) {
@@ -369,7 +379,7 @@ void mark_outputs(const onnx::GraphProto& g, Graph& graph) {
     }
     // Kept for infer_types to check against what it computes.
     std::optional<TensorType> type = declared_type(output);
-    if (type && graph.value(v).producer != -1) graph.value(v).type = *type;
+    if (type && keep_declared && graph.value(v).producer != -1) graph.value(v).type = *type;
     graph.mark_output(v);
   }
 }
@@ -396,7 +406,7 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& source, con
   try {
     add_inputs_and_constants(g, options, graph);
     add_nodes(g, graph);
-    mark_outputs(g, graph);
+    mark_outputs(g, graph, options.input_shapes.empty());
     graph.verify();
     // Folding types each node as it reaches it: a Reshape's target shape is known only
     // once the Shape chain computing it has folded. Inference then types what is left.

@@ -3,7 +3,8 @@
 # attention mask, exported by torch.onnx (make_test_models.py --zoo, random weights).
 # Each imports, runs with the template defaults on PyTorch's inputs, and matches
 # PyTorch's outputs within 1e-3 relative to their largest magnitude; the dynamic batch
-# (and sequence) dimensions are sized by the inputs' shapes. Then a batch of 8 tuned:
+# (and sequence) dimensions are sized by the inputs' shapes; --shape gives a batch of 8 to
+# a model exported at a static batch of 1. Then a batch of 8 tuned:
 # `temper tune --dim batch=8` tunes the batch-8 tasks, and the build with that log
 # matches PyTorch at batch 8.
 # Usage: cli_model_zoo.sh TEMPER
@@ -66,9 +67,25 @@ must_fail "the dynamic dimension 'batch' is 2 in the data given for 'input_ids' 
 must_fail "the dynamic dimension 'batch' is given as 4 but 2 in the data given for 'input_ids'" \
   run bert_small.onnx --dim batch=4 --input input_ids=bert_small_input_ids.npy
 
+# A full --shape binds the dynamic dimensions it covers for the other inputs too.
+run run bert_small.onnx --shape input_ids=3x8 --repeat 1
+expect "^input +attention_mask int64\[3,8\]: not given, random data"
+
 echo "== batch 8: resnet18 with the defaults"
 run_case "$(grep '^resnet18_b8 ' zoo.txt)"
 expect "^input +x float32\[8,3,64,64\] from resnet18_b8_x.npy$"
+
+echo "== batch 8 from a model exported at a static batch 1: --shape overrides the input's shape"
+must_fail "input 'x' expects float32\[1,3,64,64\], the file holds float32\[8,3,64,64\] \(to compile the model for the file's shape, give --shape x=8x3x64x64\)" \
+  run squeezenet1_1_static.onnx --input x=squeezenet1_1_b8_x.npy
+run run squeezenet1_1_static.onnx --shape x=8x3x64x64 --input x=squeezenet1_1_b8_x.npy --output-dir out_static --repeat 1
+expect "^input +x float32\[8,3,64,64\] from squeezenet1_1_b8_x.npy$"
+match squeezenet1_1_static out_static/y.npy squeezenet1_1_b8_y.npy
+run tune squeezenet1_1_static.onnx --shape x=8x3x64x64 --db static.db --trials 1
+expect "conv2d_nchwc:N=8,C=3,H=64,W=64,K=64,R=3,S=3,stride=2"
+must_fail "input 'x' is given the shape \[8, 3, 64\], but the model declares 4 dimensions" \
+  run squeezenet1_1_static.onnx --shape x=8x3x64
+must_fail "--shape x=8x3xax64: 'a' is not a positive size" run squeezenet1_1_static.onnx --shape x=8x3xax64
 
 echo "== batch 8 tuned: temper tune --dim batch=8 tunes the batch-8 tasks, and the build with its log matches"
 run tune squeezenet1_1.onnx --dim batch=8 --db zoo.db --trials 8

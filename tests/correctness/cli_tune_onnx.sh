@@ -192,6 +192,7 @@ onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), "re
 must_fail "relu.onnx has no node that a tuning task serves" tune relu.onnx --db relu.db --trials 4
 must_fail "unknown --task-scheduler 'fair'" tune cnn.onnx --db cnn.db --task-scheduler fair
 must_fail "--dim sizes a model's dynamic dimensions" tune matmul:M=4,N=4,K=4 --db cnn.db --dim batch=2
+must_fail "--shape gives a model's input a shape; give a .onnx model" tune matmul:M=4,N=4,K=4 --db cnn.db --shape x=2x4
 must_fail "--layout chooses the layout of a model's convs" tune matmul:M=4,N=4,K=4 --db cnn.db --layout nchw
 must_fail "unknown layout 'nhwc'; accepted: nchwc" tune cnn.onnx --db cnn.db --layout nhwc
 must_fail "unknown layout 'nchw12c'; accepted: nchwc .*nchw8c or nchw16c" run cnn.onnx --layout nchw12c

@@ -219,9 +219,11 @@ def zoo(out_dir):
     (seeded per model), PyTorch's own outputs as the reference.
 
     CNNs from torchvision at 64x64 (small, for CI's time; their adaptive pools take any
-    size), their batch norms and linear layers given trained-like scales (like_trained), exported with a dynamic batch dimension 'batch': NAME.onnx, NAME_x.npy (batch 1)
-    and NAME_y.npy; for squeezenet1_1 and resnet18 also a batch of 8 (NAME_b8_x.npy,
-    NAME_b8_y.npy). A ViT-tiny-like encoder (torchvision's VisionTransformer: 32x32 image,
+    size), their batch norms and linear layers given trained-like scales (like_trained),
+    exported with a dynamic batch dimension 'batch': NAME.onnx, NAME_x.npy (batch 1) and
+    NAME_y.npy; for squeezenet1_1 and resnet18 also a batch of 8 (NAME_b8_x.npy,
+    NAME_b8_y.npy), and squeezenet1_1 also exported with a static batch of 1
+    (squeezenet1_1_static.onnx, not in zoo.txt). A ViT-tiny-like encoder (torchvision's VisionTransformer: 32x32 image,
     8x8 patches, 2 layers, 3 heads, width 192) and a small BERT (2 layers, 4 heads, width
     64) written as Hugging Face's is: token, position and type embeddings, an attention mask
     input turned into an additive bias by Equal and Where, the Erf GELU, a tanh pooler; its
@@ -265,6 +267,9 @@ def zoo(out_dir):
         export(name, model, {"x": torch.randn(1, 3, 64, 64)}, ["y"], batch)
         if name in ("squeezenet1_1", "resnet18"):
             export(name, model, {"x": torch.randn(8, 3, 64, 64)}, ["y"], batch, suffix="_b8")
+        if name == "squeezenet1_1":  # as most exports are: batch 1, static
+            torch.onnx.export(model, torch.randn(1, 3, 64, 64), os.path.join(out_dir, name + "_static.onnx"),
+                              opset_version=17, input_names=["x"], output_names=["y"])
 
     torch.manual_seed(100)
     vit = torchvision.models.VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=3,
