@@ -17,7 +17,9 @@
 // sizes; antialias=1 is refused where it would change the result (a linear downscale).
 // Nearest rounds that coordinate by nearest_mode (round_prefer_floor by default, in
 // opset 11+; opset 10 and Upsample floor it), linear weighs the two neighbours of the
-// coordinate clamped to [0, I - 1]. Modes cubic and tf_crop_and_resize are refused.
+// coordinate clamped to [0, I - 1], cubic (opset 11+) the four around it by Keys' kernel
+// (cubic_coeff_a), taps past an end reading the edge or, with exclude_outside, dropped and
+// the others' weights renormalised. Coordinate mode tf_crop_and_resize is refused.
 #include <cmath>
 #include <optional>
 
@@ -51,10 +53,10 @@ ResizePlan resize_plan(const Graph& graph, const Node& node) {
   size_t rank = x.shape.size();
   ResizePlan p;
   p.mode = node.attrs.get_string_or("mode", "nearest");
-  if (p.mode == "cubic") throw UnsupportedError("mode \"cubic\" is not supported; Temper resizes by nearest or linear");
   if (p.mode == "bilinear" && upsample) p.mode = "linear";  // opset 7's name
-  if (p.mode != "nearest" && p.mode != "linear") {
-    throw UserError(str("attribute mode=\"", p.mode, "\" is none of \"nearest\", \"linear\" and \"cubic\""));
+  if (p.mode != "nearest" && p.mode != "linear" && !(p.mode == "cubic" && !upsample && !opset10)) {
+    throw UserError(str("attribute mode=\"", p.mode, "\" is none of ",
+                        upsample || opset10 ? "\"nearest\" and \"linear\"" : "\"nearest\", \"linear\" and \"cubic\""));
   }
   p.coordinates =
       upsample || opset10 ? "asymmetric" : node.attrs.get_string_or("coordinate_transformation_mode", "half_pixel");
@@ -169,22 +171,39 @@ Expr clamp_index(const Expr& index, int64_t extent) {
   return min(max(index, ops::index_const(0)), ops::index_const(extent - 1));
 }
 
+// Cubic convolution's weight of a tap at distance d from the coordinate (Keys' kernel with
+// coefficient a; 0 from distance 2 on).
+Expr cubic_weight(const Expr& d, double a) {
+  DataType f = DataType::float32();
+  auto c = [&](double v) { return make_const(f, v); };
+  Expr near = ((c(a + 2) * d - c(a + 3)) * d) * d + c(1);
+  Expr far = ((c(a) * d - c(5 * a)) * d + c(8 * a)) * d - c(4 * a);
+  return select(d <= c(1), near, select(d < c(2), far, c(0)));
+}
+
+// One input position an output element reads along a dimension, and its weight (undefined
+// for nearest and for a dimension kept as it is).
+struct Tap {
+  Expr index, weight;
+};
+
 std::vector<te::Tensor> compute_resize(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
   const te::Tensor& x = in[0];
   Shape shape = static_shape(x);
   ResizePlan p = resize_plan(graph, node);
   DataType f = DataType::float32();
   DataType i32 = DataType::int32();
+  double cubic_a = node.attrs.get_float_or("cubic_coeff_a", -0.75);
+  bool exclude_outside = node.attrs.get_int_or("exclude_outside", 0) != 0;
   return {te::compute(
       shape_exprs(p.output),
       [&](const std::vector<Var>& o) {
-        // Per dimension: the nearest index, or the two neighbours and the weight of the second.
-        std::vector<Expr> low, high, weight;
+        // Per dimension, the taps: the nearest index; linear's two neighbours; cubic's four.
+        std::vector<std::vector<Tap>> taps(shape.size());
+        std::vector<size_t> interpolated;
         for (size_t d = 0; d < shape.size(); ++d) {
           if (p.scales[d] == 1.0 && p.output[d] == shape[d] && p.coordinates != "tf_half_pixel_for_nn") {
-            low.push_back(o[d]);
-            high.push_back(Expr());
-            weight.push_back(Expr());
+            taps[d] = {{o[d], Expr()}};
             continue;
           }
           Expr coordinate = source_coordinate(p, o[d], p.scales[d], shape[d]);
@@ -199,36 +218,56 @@ std::vector<te::Tensor> compute_resize(const Graph& graph, const Node& node, con
             } else {
               rounded = te::ceil(coordinate - make_const(f, 0.5));
             }
-            low.push_back(clamp_index(cast(i32, rounded), shape[d]));
-            high.push_back(Expr());
-            weight.push_back(Expr());
+            taps[d] = {{clamp_index(cast(i32, rounded), shape[d]), Expr()}};
             continue;
           }
-          Expr clamped = min(max(coordinate, make_const(f, 0.0)), make_const(f, static_cast<double>(shape[d] - 1)));
-          Expr base = te::floor(clamped);
-          low.push_back(clamp_index(cast(i32, base), shape[d]));
-          high.push_back(clamp_index(cast(i32, base) + ops::index_const(1), shape[d]));
-          weight.push_back(clamped - base);
+          interpolated.push_back(d);
+          if (p.mode == "linear") {
+            Expr clamped = min(max(coordinate, make_const(f, 0.0)), make_const(f, static_cast<double>(shape[d] - 1)));
+            Expr base = te::floor(clamped);
+            Expr w = clamped - base;
+            taps[d] = {{clamp_index(cast(i32, base), shape[d]), make_const(f, 1.0) - w},
+                       {clamp_index(cast(i32, base) + ops::index_const(1), shape[d]), w}};
+            continue;
+          }
+          // cubic: taps at base - 1 .. base + 2, those past an end reading the edge, or with
+          // exclude_outside weighing 0 and the others renormalised.
+          Expr base = te::floor(coordinate);
+          Expr t = coordinate - base;
+          Expr total;
+          for (int k = -1; k <= 2; ++k) {
+            Expr index = cast(i32, base) + ops::index_const(k);
+            Expr w = cubic_weight(te::fabs(t - make_const(f, static_cast<double>(k))), cubic_a);
+            if (exclude_outside) {
+              Expr inside = index >= ops::index_const(0) && index <= ops::index_const(shape[d] - 1);
+              w = select(inside, w, make_const(f, 0.0));
+              total = total.defined() ? total + w : w;
+            }
+            taps[d].push_back({clamp_index(index, shape[d]), w});
+          }
+          for (Tap& tap : taps[d]) {
+            if (exclude_outside) tap.weight = tap.weight / total;
+          }
         }
-        // The sum over the corners of the interpolated dimensions.
-        Expr total;
-        std::vector<size_t> interpolated;
-        for (size_t d = 0; d < shape.size(); ++d) {
-          if (high[d].defined()) interpolated.push_back(d);
-        }
-        for (size_t corner = 0; corner < (size_t{1} << interpolated.size()); ++corner) {
-          std::vector<Expr> at = low;
+        // The sum over every combination of the interpolated dimensions' taps.
+        Expr sum;
+        size_t combinations = 1;
+        for (size_t d : interpolated) combinations *= taps[d].size();
+        for (size_t combination = 0; combination < combinations; ++combination) {
+          std::vector<Expr> at;
+          for (const std::vector<Tap>& dim : taps) at.push_back(dim[0].index);
           Expr w = make_const(f, 1.0);
-          for (size_t k = 0; k < interpolated.size(); ++k) {
-            size_t d = interpolated[k];
-            bool upper = (corner >> k) & 1;
-            if (upper) at[d] = high[d];
-            w = w * (upper ? weight[d] : make_const(f, 1.0) - weight[d]);
+          size_t rest = combination;
+          for (size_t d : interpolated) {
+            const Tap& tap = taps[d][rest % taps[d].size()];
+            rest /= taps[d].size();
+            at[d] = tap.index;
+            w = w * tap.weight;
           }
           Expr term = interpolated.empty() ? x(at) : cast(f, x(at)) * w;
-          total = total.defined() ? total + term : term;
+          sum = sum.defined() ? sum + term : term;
         }
-        return interpolated.empty() ? total : cast(x.dtype(), total);
+        return interpolated.empty() ? sum : cast(x.dtype(), sum);
       },
       output_name(graph, node, 0))};
 }

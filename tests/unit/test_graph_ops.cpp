@@ -747,14 +747,23 @@ TEST(GraphOpsNn, ResizeNearestAndLinearByCoordinateMode) {
       values(corners.run("Resize", attrs({{"mode", std::string("linear")},
                                           {"coordinate_transformation_mode", std::string("align_corners")}}))[0]),
       {1, 1.5, 2});
+  // Cubic convolution with a = -0.5 (Keys') reproduces a ramp wherever its four taps stay
+  // inside (each output's half_pixel coordinate (o + 0.5) / 2 - 0.5 from o = 3 to 12).
+  std::vector<double> ramp;
+  for (int k = 0; k < 8; ++k) ramp.push_back(k);
+  OneNode cubic(13);
+  cubic.feed("x", array({8}, f32, ramp)).omitted().constant("s", array({1}, f32, {2}));
+  std::vector<double> y =
+      values(cubic.run("Resize", attrs({{"mode", std::string("cubic")}, {"cubic_coeff_a", -0.5}}))[0]);
+  ASSERT_EQ(y.size(), 16u);
+  for (int o = 3; o <= 12; ++o) EXPECT_NEAR(y[o], (o + 0.5) / 2 - 0.5, 1e-5) << "output " << o;
   std::string e = error_of([] {
-    OneNode(13)
+    OneNode(10)
         .input("x", {1, 2})
-        .omitted()
         .constant("s", array({2}, f32, {1, 2}))
         .infer("Resize", attrs({{"mode", std::string("cubic")}}));
   });
-  EXPECT_NE(e.find("mode \"cubic\" is not supported"), std::string::npos) << e;
+  EXPECT_NE(e.find("mode=\"cubic\" is none of \"nearest\" and \"linear\""), std::string::npos) << e;
 }
 
 // ---------------------------------------------------------------- tensor ops
