@@ -78,6 +78,33 @@ te::Tensor pow_compute(const te::Tensor& base, const te::Tensor& exponent, const
       name);
 }
 
+// An integer divisor that cannot trap: 1 where b is 0 (and, signed, -1, whose quotient
+// of the type's minimum overflows); x86's idiv faults on both, ending the process.
+Expr trap_free_divisor(const Expr& b) {
+  DataType t = b.dtype();
+  Expr unsafe = b == make_const(t, int64_t{0});
+  if (t.is_int()) unsafe = unsafe || b == make_const(t, int64_t{-1});
+  return select(unsafe, make_const(t, int64_t{1}), b);
+}
+
+// Integer Div as numpy computes it where C would trap: x / 0 is 0, x / -1 is -x (wrapping
+// at the type's minimum). ONNX leaves both undefined; a model must not end the process.
+te::Tensor integer_divide(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  Shape out = broadcast_shapes({static_shape(a), a.dtype()}, {static_shape(b), b.dtype()});
+  return te::compute(
+      shape_exprs(out),
+      [&](const std::vector<Var>& i) {
+        Expr x = broadcast_load(a, i);
+        Expr y = broadcast_load(b, i);
+        DataType t = y.dtype();
+        Expr zero = make_const(t, int64_t{0});
+        Expr q = x / trap_free_divisor(y);
+        if (t.is_int()) q = select(y == make_const(t, int64_t{-1}), zero - x, q);
+        return select(y == zero, zero, q);
+      },
+      name);
+}
+
 GraphOp binary_op(const std::string& op_type) {
   GraphOp op{op_type, OpPattern::Broadcast, infer_binary, nullptr};
   op.compute = [op_type](const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
@@ -93,7 +120,10 @@ GraphOp binary_op(const std::string& op_type) {
     if (op_type == "Add") return std::vector<te::Tensor>{ops::add(a, b, name)};
     if (op_type == "Sub") return std::vector<te::Tensor>{ops::subtract(a, b, name)};
     if (op_type == "Mul") return std::vector<te::Tensor>{ops::multiply(a, b, name)};
-    if (op_type == "Div") return std::vector<te::Tensor>{ops::divide(a, b, name)};
+    if (op_type == "Div") {
+      if (a.dtype().is_integer()) return std::vector<te::Tensor>{integer_divide(a, b, name)};
+      return std::vector<te::Tensor>{ops::divide(a, b, name)};
+    }
     TEMPER_CHECK(op_type == "Pow", "not a binary op: ", op_type);
     Shape out = broadcast_shapes({static_shape(a), a.dtype()}, {static_shape(b), b.dtype()});
     return std::vector<te::Tensor>{pow_compute(a, b, out, name)};
@@ -307,6 +337,7 @@ std::vector<te::Tensor> compute_mod(const Graph& graph, const Node& node, const 
       [&](const std::vector<Var>& i) {
         Expr a = broadcast_load(in[0], i);
         Expr b = broadcast_load(in[1], i);
+        if (b.dtype().is_integer()) b = trap_free_divisor(b);  // x mod 1 is 0, as numpy's x mod 0
         return c_fmod ? a % b : floormod(a, b);
       },
       output_name(graph, node, 0))};

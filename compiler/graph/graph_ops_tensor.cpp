@@ -1,6 +1,7 @@
 // The ONNX ops that make tensors or move their elements by index, beside those of
 // graph_ops_shape.cpp: ConstantOfShape, EyeLike, Range, Size, NonZero, Expand, Tile, Split,
-// Trilu, DepthToSpace, SpaceToDepth, GatherElements, GatherND, ScatterND and OneHot.
+// Trilu, DepthToSpace, SpaceToDepth, GatherElements, GatherND, ScatterND, ScatterElements
+// (and opsets 9-10's Scatter, the same op) and OneHot.
 //
 // Output shapes are static in Temper: the inputs that fix one (ConstantOfShape's shape,
 // Expand's shape, Tile's repeats, Split's split, Range's start, limit and delta, NonZero's
@@ -498,6 +499,17 @@ Expr nd_index(const Expr& raw, int64_t extent) {
   return min(max(index, ops::index_const(0)), ops::index_const(extent - 1));
 }
 
+// ScatterND's and ScatterElements' reduction: none, add and mul (opset 16), max and min (18).
+void check_scatter_reduction(const Graph& graph, const Node& node) {
+  std::string reduction = node.attrs.get_string_or("reduction", "none");
+  bool known = reduction == "none" || reduction == "add" || reduction == "mul" ||
+               (graph.opset >= 18 && (reduction == "max" || reduction == "min"));
+  if (!known) {
+    throw UserError(str("reduction=\"", reduction, "\" is not one ONNX defines at opset ", graph.opset,
+                        " (none, add, mul; max and min from opset 18)"));
+  }
+}
+
 void check_nd_indices(const TensorType& indices) {
   if (indices.dtype != DataType::int64() && indices.dtype != DataType::int32()) {
     throw UserError(str("input indices is ", indices.to_string(), "; it must be int64 or int32"));
@@ -570,13 +582,7 @@ std::vector<TensorType> infer_scatter_nd(const Graph& graph, const Node& node) {
     throw UserError(str("updates ", updates.to_string(), " must be ", ints_str(expected),
                         " (indices' leading dimensions, then data's after the indexed ones)"));
   }
-  std::string reduction = node.attrs.get_string_or("reduction", "none");
-  bool known = reduction == "none" || reduction == "add" || reduction == "mul" ||
-               (graph.opset >= 18 && (reduction == "max" || reduction == "min"));
-  if (!known) {
-    throw UserError(str("reduction=\"", reduction, "\" is not one ONNX defines at opset ", graph.opset,
-                        " (none, add, mul; max and min from opset 18)"));
-  }
+  check_scatter_reduction(graph, node);
   return {data};
 }
 
@@ -614,15 +620,23 @@ std::vector<te::Tensor> compute_scatter_nd(const Graph& graph, const Node& node,
     return in[2](at);
   };
   if (reduction == "max" || reduction == "min") {
-    // The largest (smallest) of the data and the updates aimed at each element: where none
-    // is, every term is the data.
+    // The largest (smallest) of the data and the updates aimed at each element: the updates'
+    // (the data where none is), then beside the data.
     bool largest = reduction == "max";
-    return {te::compute(
+    te::Tensor combined = te::compute(
         shape_exprs(data),
         [&](const std::vector<Var>& p) {
           std::vector<IterVar> u = positions();
           Expr term = select(aims_at(u, p), update_at({u.begin(), u.end()}, p), in[0]({p.begin(), p.end()}));
           return largest ? te::max(term, u) : te::min(term, u);
+        },
+        name + "_updates");
+    return {te::compute(
+        shape_exprs(data),
+        [&](const std::vector<Var>& p) {
+          Expr old = in[0]({p.begin(), p.end()});
+          Expr c = combined({p.begin(), p.end()});
+          return largest ? max(old, c) : min(old, c);
         },
         name)};
   }
@@ -673,6 +687,113 @@ std::vector<te::Tensor> compute_scatter_nd(const Graph& graph, const Node& node,
       name)};
 }
 
+// ---------------------------------------------------------------- ScatterElements
+
+// ScatterElements writes updates[u] to data at u with axis `axis` replaced by indices[u];
+// indices and updates share a shape no larger than data's off the axis. The updates aimed
+// at output element p are those at p with any position k along the axis (p inside
+// indices' extent), so each output element reduces over that one axis only.
+std::vector<TensorType> infer_scatter_elements(const Graph& graph, const Node& node) {
+  check_arity(node, 3, 3);
+  const TensorType& data = input_type(graph, node, 0, "data");
+  const TensorType& indices = input_type(graph, node, 1, "indices");
+  const TensorType& updates = input_type(graph, node, 2, "updates");
+  check_nd_indices(indices);
+  check_same_dtype(data, updates, "input data", "input updates");
+  if (indices.shape.size() != data.shape.size() || updates.shape != indices.shape) {
+    throw UserError(str("indices ", indices.to_string(), " and updates ", updates.to_string(),
+                        " must have one shape, of data ", data.to_string(), "'s rank"));
+  }
+  int axis = normalize_axis(node.attrs.get_int_or("axis", 0), static_cast<int64_t>(data.shape.size()), "axis");
+  for (size_t d = 0; d < data.shape.size(); ++d) {
+    if (static_cast<int>(d) != axis && indices.shape[d] > data.shape[d]) {
+      throw UserError(str("indices ", indices.to_string(), " are longer than data ", data.to_string(), " in dimension ",
+                          d, " (off the axis ", axis, ")"));
+    }
+  }
+  check_scatter_reduction(graph, node);
+  return {data};
+}
+
+std::vector<te::Tensor> compute_scatter_elements(const Graph& graph, const Node& node,
+                                                 const std::vector<te::Tensor>& in) {
+  Shape data = static_shape(in[0]);
+  Shape indices = static_shape(in[1]);
+  int axis = normalize_axis(node.attrs.get_int_or("axis", 0), static_cast<int64_t>(data.size()), "axis");
+  std::string reduction = node.attrs.get_string_or("reduction", "none");
+  std::string name = output_name(graph, node, 0);
+  // The update position of p at k along the axis (clamped inside indices' extent: where p is
+  // outside it, inside(p) is false), and whether that update is aimed at p.
+  auto at = [&](const std::vector<Var>& p, const Expr& k) {
+    std::vector<Expr> u;
+    for (size_t d = 0; d < data.size(); ++d) {
+      u.push_back(static_cast<int>(d) == axis ? k : min(Expr(p[d]), ops::index_const(indices[d] - 1)));
+    }
+    return u;
+  };
+  auto aims_at = [&](const std::vector<Var>& p, const Expr& k) {
+    Expr match = nd_index(in[1](at(p, k)), data[axis]) == Expr(p[axis]);
+    for (size_t d = 0; d < data.size(); ++d) {
+      if (static_cast<int>(d) != axis && indices[d] < data[d]) match = match && p[d] < ops::index_const(indices[d]);
+    }
+    return match;
+  };
+  auto along_axis = [&]() { return te::reduce_axis({0, ops::index_const(indices[axis])}, "k"); };
+  auto old = [&](const std::vector<Var>& p) { return in[0]({p.begin(), p.end()}); };
+  if (reduction == "max" || reduction == "min") {
+    bool largest = reduction == "max";
+    te::Tensor combined = te::compute(
+        shape_exprs(data),
+        [&](const std::vector<Var>& p) {
+          IterVar k = along_axis();
+          Expr term = select(aims_at(p, k), in[2](at(p, k)), old(p));
+          return largest ? te::max(term, {k}) : te::min(term, {k});
+        },
+        name + "_updates");
+    return {te::compute(
+        shape_exprs(data),
+        [&](const std::vector<Var>& p) {
+          Expr c = combined({p.begin(), p.end()});
+          return largest ? max(old(p), c) : min(old(p), c);
+        },
+        name)};
+  }
+  if (reduction != "none") {
+    bool add = reduction == "add";
+    te::Tensor combined = te::compute(
+        shape_exprs(data),
+        [&](const std::vector<Var>& p) {
+          IterVar k = along_axis();
+          Expr value = in[2](at(p, k));
+          Expr term = select(aims_at(p, k), value, make_const(value.dtype(), add ? int64_t{0} : int64_t{1}));
+          return add ? te::sum(term, {k}) : te::prod(term, {k});
+        },
+        name + "_updates");
+    return {te::compute(
+        shape_exprs(data),
+        [&](const std::vector<Var>& p) {
+          Expr c = combined({p.begin(), p.end()});
+          return add ? old(p) + c : old(p) * c;
+        },
+        name)};
+  }
+  // Without a reduction: the last update aimed at p (ONNX leaves duplicates undefined).
+  te::Tensor last = te::compute(
+      shape_exprs(data),
+      [&](const std::vector<Var>& p) {
+        IterVar k = along_axis();
+        return te::max(select(aims_at(p, k), Expr(k), ops::index_const(-1)), {k});
+      },
+      name + "_last");
+  return {te::compute(
+      shape_exprs(data),
+      [&](const std::vector<Var>& p) {
+        Expr k = last({p.begin(), p.end()});
+        return select(k >= ops::index_const(0), in[2](at(p, max(k, ops::index_const(0)))), old(p));
+      },
+      name)};
+}
+
 }  // namespace
 
 std::vector<GraphOp> tensor_graph_ops() {
@@ -699,6 +820,8 @@ std::vector<GraphOp> tensor_graph_ops() {
       {"OneHot", OpPattern::Injective, infer_one_hot, compute_one_hot},
       {"GatherND", OpPattern::Injective, infer_gather_nd, compute_gather_nd},
       {"ScatterND", OpPattern::Opaque, infer_scatter_nd, compute_scatter_nd},
+      {"ScatterElements", OpPattern::Opaque, infer_scatter_elements, compute_scatter_elements},
+      {"Scatter", OpPattern::Opaque, infer_scatter_elements, compute_scatter_elements},
   };
 }
 

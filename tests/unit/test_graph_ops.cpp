@@ -178,7 +178,7 @@ TEST(GraphOpsTable, ListsTheIssueOpsSorted) {
                          "Range", "Neg", "Reciprocal", "Exp", "Log", "Max", "Min", "Not", "Or", "Xor", "IsInf"}) {
     EXPECT_NE(find_graph_op(op), nullptr) << op;
   }
-  EXPECT_EQ(ops.size(), 125u);
+  EXPECT_EQ(ops.size(), 127u);
   EXPECT_EQ(find_graph_op("LSTM"), nullptr);
   EXPECT_EQ(find_graph_op("Conv")->pattern, OpPattern::OutFusable);
   EXPECT_EQ(find_graph_op("Add")->pattern, OpPattern::Broadcast);
@@ -304,6 +304,22 @@ TEST(GraphOpsElementwise, MoreUnaryMath) {
               {-0.0009999998, 0.4812118251, -1.8184464592}, 1e-6);
   std::string e = error_of([] { OneNode().input("x", {2}, i64).infer("Exp"); });
   EXPECT_NE(e.find("Exp node 'n': the input must be floating point, got int64[2]"), std::string::npos) << e;
+}
+
+// x86's idiv faults on a zero divisor and on the minimum over -1: a model that divides
+// so must give numpy's answers (0, and the wrapped negation), not end the process.
+TEST(GraphOpsElementwise, IntegerDivAndModByZeroOrMinusOneDoNotTrap) {
+  const DataType i32 = DataType::int32();
+  NDArray a = array({4}, i32, {7, -7, -2147483648.0, 9});
+  NDArray b = array({4}, i32, {0, 2, -1, -1});
+  EXPECT_EQ(values(OneNode().feed("a", a).feed("b", b).run("Div")[0]),
+            (std::vector<double>{0, -3, -2147483648.0, -9}));
+  EXPECT_EQ(values(OneNode().feed("a", a).feed("b", b).run("Mod")[0]), (std::vector<double>{0, 1, 0, 0}));
+  EXPECT_EQ(values(OneNode().feed("a", a).feed("b", b).run("Mod", attrs({{"fmod", int64_t{1}}}))[0]),
+            (std::vector<double>{0, -1, 0, 0}));
+  NDArray u = array({2}, DataType::uint8(), {200, 9});
+  NDArray z = array({2}, DataType::uint8(), {0, 4});
+  EXPECT_EQ(values(OneNode().feed("a", u).feed("b", z).run("Div")[0]), (std::vector<double>{0, 2}));
 }
 
 TEST(GraphOpsElementwise, ModTakesTheDivisorsSignUnlessFmod) {
@@ -875,8 +891,30 @@ TEST(GraphOpsNn, EinsumMatmulFormsAndImplicitOutput) {
     OneNode().input("a", {2, 3}).input("b", {2, 2}).infer("Einsum", attrs({{"equation", std::string("ij,jk->ik")}}));
   });
   EXPECT_NE(e.find("letter 'j' of equation \"ij,jk->ik\" stands for both 3 and 2"), std::string::npos) << e;
-  EXPECT_THROW(OneNode().input("a", {2, 3}).infer("Einsum", attrs({{"equation", std::string("...j->j")}})),
-               UnsupportedError);
+}
+
+TEST(GraphOpsNn, EinsumEllipsisAlignsRightAndBroadcasts) {
+  auto einsum = [](OneNode& node, const char* equation) {
+    return values(node.run("Einsum", attrs({{"equation", std::string(equation)}}))[0]);
+  };
+  // Dimensions under an ellipsis the output leaves out are summed.
+  EXPECT_EQ(einsum(OneNode().feed("a", iota({2, 3})), "...j->j"), (std::vector<double>{5, 7, 9}));
+  // A batch of 2 against a term without an ellipsis.
+  EXPECT_EQ(einsum(OneNode().feed("a", iota({2, 1, 2})).feed("b", iota({2, 1})), "...ij,...jk->...ik"),
+            (std::vector<double>{5, 11}));
+  // An extent of 1 stretches to the other input's 3.
+  EXPECT_EQ(einsum(OneNode().feed("a", iota({1, 2})).feed("b", iota({3, 2})), "...i,...i->..."),
+            (std::vector<double>{5, 11, 17}));
+  EXPECT_EQ(einsum(OneNode().feed("a", iota({2, 2, 2})), "... i i -> ... i"), (std::vector<double>{1, 4, 5, 8}));
+  // Without "->" the ellipsis leads the output: "...ii" is a batch of traces.
+  EXPECT_EQ(einsum(OneNode().feed("a", iota({2, 2, 2})), "...ii"), (std::vector<double>{5, 13}));
+  std::string e = error_of([] {
+    OneNode().input("a", {2, 2, 2}).input("b", {3, 2, 2}).infer("Einsum",
+                                                                attrs({{"equation", std::string("...ij,...jk")}}));
+  });
+  EXPECT_NE(e.find("covers extents 2 and 3, which do not broadcast"), std::string::npos) << e;
+  e = error_of([] { OneNode().input("a", {2}).infer("Einsum", attrs({{"equation", std::string("...ij->i")}})); });
+  EXPECT_NE(e.find("has 2 letters but input 0 has rank 1"), std::string::npos) << e;
 }
 
 // ---------------------------------------------------------------- shape ops
@@ -945,6 +983,37 @@ TEST(GraphOpsShape, PadReflectAndEdge) {
   EXPECT_NE(e.find("Pad node 'n': mode 'wrap' is none of 'constant', 'reflect', 'edge' and (from opset 19) 'wrap'"),
             std::string::npos)
       << e;
+}
+
+TEST(GraphOpsTensor, ScatterElementsAlongAnAxis) {
+  auto scatter = [](int opset, Attributes a) {
+    OneNode t(opset);
+    t.feed("data", iota({2, 3}))
+        .constant("indices", array({2, 2}, i64, {2, 2, -3, 0}))
+        .feed("updates", array({2, 2}, f32, {10, 20, 30, 40}));
+    return values(t.run("ScatterElements", std::move(a))[0]);
+  };
+  // Along axis 1: row 0's updates both aim at column 2 (the last wins), row 1's at 0 (-3) and 0.
+  Attributes columns = attrs({{"axis", int64_t{1}}});
+  EXPECT_EQ(scatter(13, columns), (std::vector<double>{1, 2, 20, 40, 5, 6}));
+  columns.set("reduction", std::string("add"));
+  EXPECT_EQ(scatter(16, columns), (std::vector<double>{1, 2, 33, 74, 5, 6}));
+  columns.set("reduction", std::string("min"));
+  EXPECT_EQ(scatter(18, columns), (std::vector<double>{1, 2, 3, 4, 5, 6}));
+  // Indices narrower than data off the axis: data's column 2 keeps its values.
+  OneNode rows(11);
+  rows.feed("data", iota({2, 3}))
+      .constant("indices", array({1, 2}, i64, {1, 0}))
+      .feed("updates", array({1, 2}, f32, {7, 8}));
+  EXPECT_EQ(values(rows.run("ScatterElements")[0]), (std::vector<double>{1, 8, 3, 7, 5, 6}));
+  std::string e = error_of([] {
+    OneNode(11)
+        .input("data", {2, 3})
+        .input("indices", {3, 1}, i64)
+        .input("updates", {3, 1})
+        .infer("ScatterElements", attrs({{"axis", int64_t{1}}}));
+  });
+  EXPECT_NE(e.find("indices int64[3,1] are longer than data float32[2,3] in dimension 0"), std::string::npos) << e;
 }
 
 TEST(GraphOpsTensor, NonZeroOfAConstantIsEvaluated) {
