@@ -138,7 +138,9 @@ std::vector<int64_t> input_shape(const onnx::ValueInfoProto& input, const Import
     }
     return it->second;
   }
-  if (!declared) throw UserError(str("input '", name, "' declares no shape: give its full shape"));
+  if (!declared)
+    throw UserError(str("input '", name, "' declares no shape: give its full shape (on the command line --shape ", name,
+                        "=D0xD1x...)"));
   std::vector<int64_t> shape;
   for (int axis = 0; axis < tensor.shape().dim_size(); ++axis) {
     const onnx::TensorShapeProto_Dimension& dim = tensor.shape().dim(axis);
@@ -154,14 +156,15 @@ std::vector<int64_t> input_shape(const onnx::ValueInfoProto& input, const Import
       auto it = dims.find(dim.dim_param());
       if (it == dims.end()) {
         throw UserError(str("input '", name, "' has the dynamic dimension '", dim.dim_param(), "' (axis ", axis,
-                            "), which nothing binds: give the size of '", dim.dim_param(), "' or the full shape of '",
-                            name, "'"));
+                            "), which nothing binds: give the size of '", dim.dim_param(),
+                            "' (on the command line --dim ", dim.dim_param(), "=N) or the full shape of '", name,
+                            "' (--shape ", name, "=D0xD1x...)"));
       }
       shape.push_back(it->second);
       continue;
     }
     throw UserError(str("input '", name, "' has an unnamed dynamic dimension (axis ", axis,
-                        "): give the full shape of '", name, "'"));
+                        "): give the full shape of '", name, "' (on the command line --shape ", name, "=D0xD1x...)"));
   }
   return shape;
 }

@@ -133,7 +133,8 @@ TEST(OnnxImportErrors, CycleNamesANodeOnIt) {
 
 TEST(OnnxImportErrors, UnboundDynamicDimNamesInputAndDim) {
   onnx::ModelProto m = conv_relu_model(/*batch_param=*/true);
-  expect_import_error(m, {"input 'x' has the dynamic dimension 'N' (axis 0), which nothing binds"});
+  expect_import_error(m, {"input 'x' has the dynamic dimension 'N' (axis 0), which nothing binds", "--dim N=N",
+                          "--shape x=D0xD1x..."});
   ImportOptions other;
   other.dims["batch"] = 1;  // not the name the model uses
   expect_import_error(m, {"input 'x'", "'N'"}, other);
