@@ -1,6 +1,7 @@
 #include "compiler/graph/pass_nchwc_layout.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <optional>
@@ -48,7 +49,8 @@ std::optional<std::string> blocked_conv_op(const Graph& graph, const Node& node)
 // kernel at 56x56 and 1.35x at 28x28 (F(4x4)), 1.25x at 14x14 (F(2x2); F(4x4)'s 16 tiles
 // there gained nothing), and a loss at 7x7 with F(2x2)'s 16 tiles, although standalone,
 // weights warm, that one ran 1.3x.
-int64_t winograd_tile(const std::vector<int64_t>& weight, const detail::ConvWindow2d& window, const TensorType& output) {
+int64_t winograd_tile(const std::vector<int64_t>& weight, const detail::ConvWindow2d& window,
+                      const TensorType& output) {
   constexpr int64_t kMinTiles = 36;
   if (weight.size() != 4 || weight[2] != 3 || weight[3] != 3) return 0;
   for (int64_t v : window.strides) {
@@ -97,9 +99,9 @@ class LayoutRewriter {
   bool winograd_;
   Graph out_;
   LayoutReport report_;
-  std::vector<ValueId> plain_;    // per value of in_: its plain form in out_, if made
-  std::vector<ValueId> blocked_;  // its blocked form, if made
-  std::map<std::string, ValueId> packed_;  // packed constants, by name
+  std::vector<ValueId> plain_;                      // per value of in_: its plain form in out_, if made
+  std::vector<ValueId> blocked_;                    // its blocked form, if made
+  std::map<std::string, ValueId> packed_;           // packed constants, by name
   std::set<std::string> value_names_, node_names_;  // taken: the input graph's and the made-up ones
 
   std::string layout_name() const { return str("NCHW", block_, "c"); }
@@ -164,7 +166,68 @@ class LayoutRewriter {
     if (kBlockedBinary.count(node.op) && node.inputs.size() == 2 && binary_takes_blocked(node)) {
       return rewrite_binary(node, reader);
     }
+    if (node.op == "Concat" && concat_takes_blocked(node)) return rewrite_concat(node, reader);
+    if (node.op == "BatchNormalization" && batch_norm_takes_blocked(node)) return rewrite_batch_norm(node);
     copy_plain(node, reader);
+  }
+
+  // An inference BatchNormalization that no conv absorbed (DenseNet's after a concat) on a
+  // blocked 4-D value, its parameters constants.
+  bool batch_norm_takes_blocked(const Node& node) const {
+    if (node.inputs.size() != 5 || node.outputs.size() != 1 || node.inputs[0] == kNoValue) return false;
+    if (blocked_[node.inputs[0]] == kNoValue || in_.value(node.inputs[0]).type.shape.size() != 4) return false;
+    for (size_t i = 1; i < 5; ++i) {
+      if (node.inputs[i] == kNoValue || !in_.value(node.inputs[i]).constant) return false;
+    }
+    return true;
+  }
+
+  // BN is a per-channel affine map x * s + t, s = scale / sqrt(var + eps) and t = B - mean
+  // * s: a Mul and an Add by blocked constants of shape [1, C/b, 1, 1, b] (0 in the tail
+  // lanes), which fuse with the ops around them.
+  void rewrite_batch_norm(const Node& node) {
+    auto param = [&](int i) -> const NDArray& { return *in_.value(node.inputs[i]).constant; };
+    double epsilon = node.attrs.get_float_or("epsilon", 1e-5);
+    int64_t C = channels(node.inputs[0]);
+    std::vector<int64_t> blocked_vector = {1, ops::channel_blocks(C, block_), 1, 1, block_};
+    NDArray s = NDArray::zeros(blocked_vector, DataType::float32());
+    NDArray t = NDArray::zeros(blocked_vector, DataType::float32());
+    for (int64_t c = 0; c < C; ++c) {  // channel c sits at flat index c of [1, C/b, 1, 1, b]
+      double scale = param(1).get(c) / std::sqrt(param(4).get(c) + epsilon);
+      s.set(c, scale);
+      t.set(c, param(2).get(c) - param(3).get(c) * scale);
+    }
+    ValueId scale = packed_constant(str(node.name, "_scale_nchw", block_, "c"), [&] { return s; });
+    ValueId shift = packed_constant(str(node.name, "_shift_nchw", block_, "c"), [&] { return t; });
+    const std::string& out = in_.value(node.outputs[0]).name;
+    ValueId scaled = add_node(fresh(node_names_, node.name + "_scale"), "Mul", {}, {blocked_[node.inputs[0]], scale},
+                              fresh(value_names_, out + "_scaled_nchwc"));
+    set_blocked_output(node, add_node(node.name, "Add", {}, {scaled, shift}, blocked_name(node)));
+  }
+
+  // A concat of 4-D values over their channels, at least one blocked, each of whole
+  // blocks (DenseNet's growth of 32, SqueezeNet's fire modules): the blocked values
+  // concatenate over their block axis, where the plain form would convert every input
+  // out and the result back in.
+  bool concat_takes_blocked(const Node& node) const {
+    const TensorType& out = in_.value(node.outputs[0]).type;
+    if (out.shape.size() != 4 || out.dtype != DataType::float32()) return false;
+    int64_t axis = node.attrs.get_int_or("axis", 1);
+    if (axis != 1 && axis != -3) return false;
+    bool any_blocked = false;
+    for (ValueId v : node.inputs) {
+      if (v == kNoValue || in_.value(v).type.shape.size() != 4 || channels(v) % block_ != 0) return false;
+      any_blocked = any_blocked || blocked_[v] != kNoValue;
+    }
+    return any_blocked;
+  }
+
+  void rewrite_concat(const Node& node, const std::string& reader) {
+    std::vector<ValueId> inputs;
+    for (ValueId v : node.inputs) inputs.push_back(blocked(v, reader));
+    Attributes attrs;
+    attrs.set("axis", int64_t{1});
+    set_blocked_output(node, add_node(node.name, "Concat", attrs, inputs, blocked_name(node)));
   }
 
   bool rest_are_scalars(const Node& node) const {
@@ -228,7 +291,9 @@ class LayoutRewriter {
     ValueId input = read_plain ? plain_[x] : blocked(x, reader);
     int64_t in_block = read_plain ? 1 : block_;
     detail::ConvWindow2d window = detail::conv2d_window(in_, node);
-    int64_t tile = read_plain || depthwise || !winograd_ ? 0 : winograd_tile(w.type.shape, window, in_.value(node.outputs[0]).type);
+    int64_t tile = read_plain || depthwise || !winograd_
+                       ? 0
+                       : winograd_tile(w.type.shape, window, in_.value(node.outputs[0]).type);
     if (tile > 0) op = "NchwcWinogradConv";
     ValueId weight;
     if (tile > 0) {
@@ -243,8 +308,8 @@ class LayoutRewriter {
     std::vector<ValueId> inputs = {input, weight};
     if (node.inputs.size() > 2 && node.inputs[2] != kNoValue) {
       const Value& b = in_.value(node.inputs[2]);
-      inputs.push_back(packed_constant(str(b.name, "_nchw", block_, "c"),
-                                       [&] { return ops::block_vector(*b.constant, block_); }));
+      inputs.push_back(
+          packed_constant(str(b.name, "_nchw", block_, "c"), [&] { return ops::block_vector(*b.constant, block_); }));
     }
     Attributes attrs;
     if (tile > 0) {

@@ -15,6 +15,10 @@
 //   and a scalar)                 -> the same op on blocked arrays
 //   MaxPool, AveragePool (2-D), GlobalAveragePool on a blocked value
 //                                 -> NchwcMaxPool, NchwcAveragePool, NchwcGlobalAveragePool
+//   Concat over the channels of 4-D values, one of them blocked, each of whole blocks
+//                                 -> Concat over the block axis of the blocked arrays
+//   BatchNormalization (constant parameters; one no conv absorbed) on a blocked value
+//                                 -> Mul and Add by its per-channel scale and shift, blocked
 //   anything else, and the graph's outputs
 //                                 -> read the plain value: a ReorderFromNchwc where only
 //                                    the blocked one exists (once per value)

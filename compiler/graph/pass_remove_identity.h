@@ -1,6 +1,7 @@
-// Identity removal: a graph pass that drops Identity nodes, so that their consumers read
-// the Identity's input directly and no kernel copies a tensor. (Dropout, the other no-op
-// of inference graphs, is not in the op table: import rejects it.)
+// Identity removal: a graph pass that drops the nodes that pass their input through
+// unchanged (Identity, Dropout in inference, a Pad of all-zero pads, which exporters write
+// before a pool), so that their consumers read the input directly and no kernel copies a
+// tensor.
 //
 // A graph output keeps its name, since users fetch outputs by it: when an Identity's
 // output is a graph output, the node producing its input writes the output instead (and
@@ -16,7 +17,7 @@
 
 namespace temper::graph {
 
-// Returns how many Identity nodes were removed.
+// Returns how many nodes were removed.
 int remove_identity(Graph& graph);
 
 }  // namespace temper::graph

@@ -162,6 +162,61 @@ TEST(NchwcLayout, AnOpWithoutABlockedFormConvertsAroundIt) {
   EXPECT_EQ(op_counts(rewritten)["NchwcGlobalAveragePool"], 1);
 }
 
+// x [1, 8, 6, 6] -> conv1(K1) -> relu -> conv2(K2); concat(relu, conv2) over the channels
+// (axis 1 or -3) -> conv3(8) -> y.
+Graph dense_block(int64_t K1, int64_t K2, int64_t axis) {
+  Graph g;
+  g.name = "dense";
+  ValueId x = g.add_input("x", TensorType{{1, 8, 6, 6}, f32});
+  ValueId w1 = g.add_constant("w1", NDArray::random({K1, 8, 3, 3}, f32, 1));
+  ValueId w2 = g.add_constant("w2", NDArray::random({K2, K1, 3, 3}, f32, 2));
+  ValueId w3 = g.add_constant("w3", NDArray::random({8, K1 + K2, 3, 3}, f32, 3));
+  g.add_node("conv1", "Conv", conv3x3(), {x, w1}, {"c1"});
+  g.add_node("relu1", "Relu", {}, {g.find("c1")}, {"r1"});
+  g.add_node("conv2", "Conv", conv3x3(), {g.find("r1"), w2}, {"c2"});
+  Attributes concat;
+  concat.set("axis", axis);
+  g.add_node("concat", "Concat", concat, {g.find("r1"), g.find("c2")}, {"cat"});
+  g.add_node("conv3", "Conv", conv3x3(), {g.find("cat"), w3}, {"y"});
+  g.mark_output(g.find("y"));
+  infer_types(g);
+  g.verify();
+  return g;
+}
+
+// DenseNet's and SqueezeNet's concats: inputs of whole blocks concatenate blocked, with no
+// conversion out and back in.
+TEST(NchwcLayout, AConcatOfWholeBlocksStaysBlocked) {
+  // conv3 sums 216 to 432 products of terms up to a few units, which the blocked and plain
+  // kernels add in different orders: a few 1e-5 apart.
+  constexpr double kAtol = 1e-4;
+  for (int64_t axis : {1, -3}) {
+    SCOPED_TRACE(str("axis ", axis));
+    Graph g = dense_block(16, 8, axis);
+    LayoutReport report = optimize_graph(g, {.nchwc_block = 8});
+    std::vector<std::string> expected = {"into NCHW8c for 'conv1' (Conv)", "out of NCHW8c for output 'y'"};
+    EXPECT_EQ(report.conversions, expected);
+    EXPECT_EQ(op_counts(g)["Concat"], 1);
+    EXPECT_EQ(g.value(g.find("cat_nchwc")).type.shape, (std::vector<int64_t>{1, 3, 6, 6, 8}));
+    expect_blocked_matches_plain(dense_block(16, 8, axis), Target::parse("llvm -mcpu=haswell"), kAtol);
+  }
+  // With the target's own block (16 lanes on AVX-512, where 8 channels are part of a block).
+  expect_blocked_matches_plain(dense_block(16, 8, 1), Target::parse("llvm -mcpu=native"), kAtol);
+  expect_blocked_matches_plain(dense_block(32, 16, 1), Target::parse("llvm -mcpu=native"), kAtol);
+}
+
+// A concat with an input of part of a block reads the plain values: its blocked form would
+// put the padding lanes between channels.
+TEST(NchwcLayout, AConcatOfPartBlocksConvertsAroundIt) {
+  Graph g = dense_block(16, 12, 1);
+  LayoutReport report = optimize_graph(g, {.nchwc_block = 8});
+  std::vector<std::string> expected = {"into NCHW8c for 'conv1' (Conv)", "out of NCHW8c for 'concat' (Concat)",
+                                       "out of NCHW8c for 'concat' (Concat)", "into NCHW8c for 'conv3' (Conv)",
+                                       "out of NCHW8c for output 'y'"};
+  EXPECT_EQ(report.conversions, expected);
+  expect_blocked_matches_plain(dense_block(16, 12, 1), Target::parse("llvm -mcpu=haswell"), 1e-4);
+}
+
 // The plan marks the kernels that convert and says where; the blocked convs are tuning
 // tasks of their own workloads.
 TEST(NchwcLayout, ThePlanCountsItsConversions) {

@@ -92,6 +92,34 @@ TEST(RemoveIdentity, ConsumersReadTheSourceAndOutputsKeepTheirNames) {
   EXPECT_EQ(expect_fused_matches_unfused(before, 6), 3);
 }
 
+// Exporters write a Pad of zero pads before a pool (torchvision's DenseNet) and a Dropout
+// that inference passes through: both go like an Identity; a Pad that pads stays.
+TEST(RemoveIdentity, ZeroPadAndDropoutPassTheirInputThrough) {
+  Graph g;
+  g.name = "noops";
+  ValueId x = g.add_input("x", f32_type({1, 2, 3, 3}));
+  ValueId zeros = g.add_constant("zeros", int64_array({0, 0, 0, 0, 0, 0, 0, 0}));
+  ValueId ones = g.add_constant("ones", int64_array({0, 0, 1, 1, 0, 0, 1, 1}));
+  g.add_node("relu", "Relu", {}, {x}, {"r"});
+  g.add_node("pad0", "Pad", {}, {g.find("r"), zeros}, {"p0"});
+  g.add_node("drop", "Dropout", {}, {g.find("p0")}, {"d"});
+  g.add_node("pad1", "Pad", {}, {g.find("d"), ones}, {"y"});
+  g.mark_output(g.find("y"));
+  infer_types(g);
+  Graph before = g;
+
+  EXPECT_EQ(remove_identity(g), 2);
+  g.verify();
+  EXPECT_EQ(g.to_string(),
+            "graph noops\n"
+            "input %x : float32[1,2,3,3]\n"
+            "const %ones : int64[8]\n"
+            "%r = Relu(%x) : float32[1,2,3,3]\n"
+            "%y = Pad(%r, %ones) : float32[1,2,5,5]\n"
+            "output %y\n");
+  EXPECT_EQ(expect_fused_matches_unfused(before, 4), 1);  // Relu and the Pad that pads, fused
+}
+
 // x -> Conv(w, b) -> BatchNormalization -> Relu -> y
 Graph conv_bn_relu(bool conv_output_also_read) {
   Graph g;
