@@ -16,7 +16,10 @@
 namespace temper::graph {
 namespace {
 
-const std::set<std::string> kBlockedUnary = {"Relu", "Clip", "Sigmoid", "Tanh", "Gelu", "Erf", "Identity"};
+// Each maps the tail lanes' 0 to a finite value (see the header).
+const std::set<std::string> kBlockedUnary = {"Relu",     "Clip",        "Sigmoid",   "Tanh",      "Gelu", "Erf",
+                                             "Identity", "HardSigmoid", "HardSwish", "LeakyRelu", "Elu",  "Selu",
+                                             "Celu",     "Mish",        "Softsign",  "Neg",       "Abs"};
 const std::set<std::string> kBlockedBinary = {"Add", "Sub", "Mul"};
 const std::map<std::string, std::string> kBlockedPools = {
     {"MaxPool", "NchwcMaxPool"}, {"AveragePool", "NchwcAveragePool"}, {"GlobalAveragePool", "NchwcGlobalAveragePool"}};
@@ -239,7 +242,7 @@ class LayoutRewriter {
 
   bool pool_is_2d(const Node& node) const { return in_.value(node.inputs[0]).type.shape.size() == 4; }
 
-  // Two values of one 4-D shape, at least one blocked; or a blocked value and a scalar.
+  // Two 4-D values, at least one blocked; or a blocked value and a scalar.
   bool binary_takes_blocked(const Node& node) const {
     ValueId a = node.inputs[0], b = node.inputs[1];
     if (a == kNoValue || b == kNoValue) return false;
@@ -249,7 +252,17 @@ class LayoutRewriter {
       return true;
     }
     const TensorType& ta = in_.value(a).type;
-    return ta.shape.size() == 4 && ta == in_.value(b).type && ta == in_.value(node.outputs[0]).type;
+    const TensorType& tb = in_.value(b).type;
+    const TensorType& out = in_.value(node.outputs[0]).type;
+    if (ta.shape.size() != 4 || tb.shape.size() != 4 || ta.dtype != tb.dtype || out.shape.size() != 4) return false;
+    // One channel count; the other dimensions equal or 1 in one of them, as a
+    // squeeze-excite scale [N, C, 1, 1] multiplies its map: the blocked forms then
+    // broadcast the same way, block axis against block axis.
+    if (ta.shape[1] != tb.shape[1] || out.shape[1] != ta.shape[1]) return false;
+    for (int d : {0, 2, 3}) {
+      if (ta.shape[d] != tb.shape[d] && ta.shape[d] != 1 && tb.shape[d] != 1) return false;
+    }
+    return true;
   }
 
   void rewrite_binary(const Node& node, const std::string& reader) {

@@ -9,10 +9,13 @@
 //                                    its weight transformed here. A conv over fewer channels than a
 //                                    block whose input is plain (a stem over an RGB image)
 //                                    reads it as it is (in_block 1): no conversion.
-//   Relu, Clip, Sigmoid, Tanh, Gelu, Erf, Identity on a blocked value
+//   Relu, Clip, Sigmoid, Tanh, Gelu, Erf, Identity, the hard and leaky activations, Elu,
+//   Selu, Celu, Mish, Softsign, Neg, Abs on a blocked value
 //                                 -> the same op on the blocked array
-//   Add, Sub, Mul of two values of one shape, one of them blocked (or of a blocked value
-//   and a scalar)                 -> the same op on blocked arrays
+//   Add, Sub, Mul of two 4-D values of one channel count, one of them blocked, the other
+//   dimensions equal or broadcast (a squeeze-excite scale [N, C, 1, 1] times its map), or
+//   of a blocked value and a scalar
+//                                 -> the same op on blocked arrays
 //   MaxPool, AveragePool (2-D), GlobalAveragePool on a blocked value
 //                                 -> NchwcMaxPool, NchwcAveragePool, NchwcGlobalAveragePool
 //   Concat over the channels of 4-D values, one of them blocked, each of whole blocks

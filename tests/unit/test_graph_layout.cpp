@@ -217,6 +217,38 @@ TEST(NchwcLayout, AConcatOfPartBlocksConvertsAroundIt) {
   expect_blocked_matches_plain(dense_block(16, 12, 1), Target::parse("llvm -mcpu=haswell"), 1e-4);
 }
 
+// A squeeze-excite block (EfficientNet's, RegNet's, MobileNetV3's): x -> conv -> HardSwish
+// (r); GlobalAveragePool -> 1x1 conv -> HardSigmoid (s, [1, C, 1, 1]); r * s -> conv -> y.
+// The scale broadcasts over the blocked map: no conversion between the convs.
+TEST(NchwcLayout, ASqueezeExciteScaleMultipliesTheBlockedMap) {
+  auto se_block = [](int64_t C) {
+    Graph g;
+    g.name = "se";
+    ValueId x = g.add_input("x", TensorType{{1, 8, 6, 6}, f32});
+    ValueId w1 = g.add_constant("w1", NDArray::random({C, 8, 3, 3}, f32, 1));
+    ValueId w_se = g.add_constant("w_se", NDArray::random({C, C, 1, 1}, f32, 2));
+    ValueId w2 = g.add_constant("w2", NDArray::random({8, C, 3, 3}, f32, 3));
+    g.add_node("conv1", "Conv", conv3x3(), {x, w1}, {"c1"});
+    g.add_node("act", "HardSwish", {}, {g.find("c1")}, {"r"});
+    g.add_node("squeeze", "GlobalAveragePool", {}, {g.find("r")}, {"gap"});
+    g.add_node("excite", "Conv", {}, {g.find("gap"), w_se}, {"e"});
+    g.add_node("gate", "HardSigmoid", {}, {g.find("e")}, {"s"});
+    g.add_node("scale", "Mul", {}, {g.find("r"), g.find("s")}, {"m"});
+    g.add_node("conv2", "Conv", conv3x3(), {g.find("m"), w2}, {"y"});
+    g.mark_output(g.find("y"));
+    infer_types(g);
+    g.verify();
+    return g;
+  };
+  Graph g = se_block(12);
+  LayoutReport report = optimize_graph(g, {.nchwc_block = 8});
+  std::vector<std::string> expected = {"into NCHW8c for 'conv1' (Conv)", "out of NCHW8c for output 'y'"};
+  EXPECT_EQ(report.conversions, expected);
+  EXPECT_EQ(g.value(g.find("m_nchwc")).type.shape, (std::vector<int64_t>{1, 2, 6, 6, 8}));
+  expect_blocked_matches_plain(se_block(12), Target::parse("llvm -mcpu=haswell"));
+  expect_blocked_matches_plain(se_block(24), Target::parse("llvm -mcpu=native"));
+}
+
 // The plan marks the kernels that convert and says where; the blocked convs are tuning
 // tasks of their own workloads.
 TEST(NchwcLayout, ThePlanCountsItsConversions) {
