@@ -7,6 +7,8 @@
 // Expand's shape, Tile's repeats, Split's split, Range's start, limit and delta, NonZero's
 // X) must be constants, as they are once Shape -> Gather -> Concat chains fold.
 #include <cmath>
+#include <functional>
+#include <utility>
 
 #include "compiler/graph/graph_ops_common.h"
 #include "compiler/ops/shape.h"
@@ -510,6 +512,42 @@ void check_scatter_reduction(const Graph& graph, const Node& node) {
   }
 }
 
+// A scatter with a reduction, per output element p: the updates aimed at p reduced over
+// their positions u (the axes `positions` makes), then combined with the data. Where an
+// update does not aim at p the reduction's identity stands in: 0 for add, 1 for mul, the
+// data itself for max and min. `aimed_update(u, p)` gives whether u aims at p and its update.
+std::vector<te::Tensor> scatter_reduce(
+    const te::Tensor& data, const std::string& reduction, const std::function<std::vector<IterVar>()>& positions,
+    const std::function<std::pair<Expr, Expr>(const std::vector<IterVar>&, const std::vector<Var>&)>& aimed_update,
+    const std::string& name) {
+  Shape shape = static_shape(data);
+  auto old = [&](const std::vector<Var>& p) { return data({p.begin(), p.end()}); };
+  te::Tensor combined = te::compute(
+      shape_exprs(shape),
+      [&](const std::vector<Var>& p) {
+        std::vector<IterVar> u = positions();
+        auto [aimed, update] = aimed_update(u, p);
+        DataType t = update.dtype();
+        Expr identity = reduction == "add"   ? make_const(t, int64_t{0})
+                        : reduction == "mul" ? make_const(t, int64_t{1})
+                                             : old(p);
+        Expr term = select(aimed, update, identity);
+        if (reduction == "add") return te::sum(term, u);
+        if (reduction == "mul") return te::prod(term, u);
+        return reduction == "max" ? te::max(term, u) : te::min(term, u);
+      },
+      name + "_updates");
+  return {te::compute(
+      shape_exprs(shape),
+      [&](const std::vector<Var>& p) {
+        Expr c = combined({p.begin(), p.end()});
+        if (reduction == "add") return old(p) + c;
+        if (reduction == "mul") return old(p) * c;
+        return reduction == "max" ? max(old(p), c) : min(old(p), c);
+      },
+      name)};
+}
+
 void check_nd_indices(const TensorType& indices) {
   if (indices.dtype != DataType::int64() && indices.dtype != DataType::int32()) {
     throw UserError(str("input indices is ", indices.to_string(), "; it must be int64 or int32"));
@@ -619,46 +657,13 @@ std::vector<te::Tensor> compute_scatter_nd(const Graph& graph, const Node& node,
     at.insert(at.end(), p.begin() + m, p.end());
     return in[2](at);
   };
-  if (reduction == "max" || reduction == "min") {
-    // The largest (smallest) of the data and the updates aimed at each element: the updates'
-    // (the data where none is), then beside the data.
-    bool largest = reduction == "max";
-    te::Tensor combined = te::compute(
-        shape_exprs(data),
-        [&](const std::vector<Var>& p) {
-          std::vector<IterVar> u = positions();
-          Expr term = select(aims_at(u, p), update_at({u.begin(), u.end()}, p), in[0]({p.begin(), p.end()}));
-          return largest ? te::max(term, u) : te::min(term, u);
-        },
-        name + "_updates");
-    return {te::compute(
-        shape_exprs(data),
-        [&](const std::vector<Var>& p) {
-          Expr old = in[0]({p.begin(), p.end()});
-          Expr c = combined({p.begin(), p.end()});
-          return largest ? max(old, c) : min(old, c);
-        },
-        name)};
-  }
   if (reduction != "none") {
-    bool add = reduction == "add";
-    te::Tensor combined = te::compute(
-        shape_exprs(data),
-        [&](const std::vector<Var>& p) {
-          std::vector<IterVar> u = positions();
-          Expr value = update_at({u.begin(), u.end()}, p);
-          Expr contribution = select(aims_at(u, p), value, make_const(value.dtype(), add ? int64_t{0} : int64_t{1}));
-          return add ? te::sum(contribution, u) : te::prod(contribution, u);
+    return scatter_reduce(
+        in[0], reduction, positions,
+        [&](const std::vector<IterVar>& u, const std::vector<Var>& p) {
+          return std::pair{aims_at(u, p), update_at({u.begin(), u.end()}, p)};
         },
-        name + "_updates");
-    return {te::compute(
-        shape_exprs(data),
-        [&](const std::vector<Var>& p) {
-          Expr old = in[0]({p.begin(), p.end()});
-          Expr c = combined({p.begin(), p.end()});
-          return add ? old + c : old * c;
-        },
-        name)};
+        name);
   }
   // Without a reduction: the flat position of the last update aimed at each indexed
   // element (-1 where none is), then that update or the data.
@@ -740,42 +745,13 @@ std::vector<te::Tensor> compute_scatter_elements(const Graph& graph, const Node&
   };
   auto along_axis = [&]() { return te::reduce_axis({0, ops::index_const(indices[axis])}, "k"); };
   auto old = [&](const std::vector<Var>& p) { return in[0]({p.begin(), p.end()}); };
-  if (reduction == "max" || reduction == "min") {
-    bool largest = reduction == "max";
-    te::Tensor combined = te::compute(
-        shape_exprs(data),
-        [&](const std::vector<Var>& p) {
-          IterVar k = along_axis();
-          Expr term = select(aims_at(p, k), in[2](at(p, k)), old(p));
-          return largest ? te::max(term, {k}) : te::min(term, {k});
-        },
-        name + "_updates");
-    return {te::compute(
-        shape_exprs(data),
-        [&](const std::vector<Var>& p) {
-          Expr c = combined({p.begin(), p.end()});
-          return largest ? max(old(p), c) : min(old(p), c);
-        },
-        name)};
-  }
   if (reduction != "none") {
-    bool add = reduction == "add";
-    te::Tensor combined = te::compute(
-        shape_exprs(data),
-        [&](const std::vector<Var>& p) {
-          IterVar k = along_axis();
-          Expr value = in[2](at(p, k));
-          Expr term = select(aims_at(p, k), value, make_const(value.dtype(), add ? int64_t{0} : int64_t{1}));
-          return add ? te::sum(term, {k}) : te::prod(term, {k});
+    return scatter_reduce(
+        in[0], reduction, [&] { return std::vector<IterVar>{along_axis()}; },
+        [&](const std::vector<IterVar>& u, const std::vector<Var>& p) {
+          return std::pair{aims_at(p, u[0]), in[2](at(p, u[0]))};
         },
-        name + "_updates");
-    return {te::compute(
-        shape_exprs(data),
-        [&](const std::vector<Var>& p) {
-          Expr c = combined({p.begin(), p.end()});
-          return add ? old(p) + c : old(p) * c;
-        },
-        name)};
+        name);
   }
   // Without a reduction: the last update aimed at p (ONNX leaves duplicates undefined).
   te::Tensor last = te::compute(
