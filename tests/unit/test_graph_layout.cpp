@@ -163,7 +163,7 @@ TEST(NchwcLayout, AnOpWithoutABlockedFormConvertsAroundIt) {
 }
 
 // x [1, 8, 6, 6] -> conv1(K1) -> relu -> conv2(K2); concat(relu, conv2) over the channels
-// (axis 1 or -3) -> conv3(8) -> y.
+// (axis 1 or -3) -> BatchNormalization -> relu -> conv3(8) -> y, as a DenseNet layer.
 Graph dense_block(int64_t K1, int64_t K2, int64_t axis) {
   Graph g;
   g.name = "dense";
@@ -177,7 +177,14 @@ Graph dense_block(int64_t K1, int64_t K2, int64_t axis) {
   Attributes concat;
   concat.set("axis", axis);
   g.add_node("concat", "Concat", concat, {g.find("r1"), g.find("c2")}, {"cat"});
-  g.add_node("conv3", "Conv", conv3x3(), {g.find("cat"), w3}, {"y"});
+  int64_t C = K1 + K2;
+  std::vector<ValueId> bn = {g.find("cat"), g.add_constant("gamma", NDArray::random({C}, f32, 4, 0.5, 1.5)),
+                             g.add_constant("beta", NDArray::random({C}, f32, 5)),
+                             g.add_constant("mean", NDArray::random({C}, f32, 6)),
+                             g.add_constant("var", NDArray::random({C}, f32, 7, 0.5, 2.0))};
+  g.add_node("norm", "BatchNormalization", {}, bn, {"n"});
+  g.add_node("relu2", "Relu", {}, {g.find("n")}, {"r2"});
+  g.add_node("conv3", "Conv", conv3x3(), {g.find("r2"), w3}, {"y"});
   g.mark_output(g.find("y"));
   infer_types(g);
   g.verify();
@@ -196,8 +203,14 @@ TEST(NchwcLayout, AConcatOfWholeBlocksStaysBlocked) {
     LayoutReport report = optimize_graph(g, {.nchwc_block = 8});
     std::vector<std::string> expected = {"into NCHW8c for 'conv1' (Conv)", "out of NCHW8c for output 'y'"};
     EXPECT_EQ(report.conversions, expected);
-    EXPECT_EQ(op_counts(g)["Concat"], 1);
+    std::map<std::string, int> ops = op_counts(g);
+    EXPECT_EQ(ops["Concat"], 1);
     EXPECT_EQ(g.value(g.find("cat_nchwc")).type.shape, (std::vector<int64_t>{1, 3, 6, 6, 8}));
+    // The batch norm after the concat is a blocked scale and shift.
+    EXPECT_EQ(ops.count("BatchNormalization"), 0u);
+    EXPECT_EQ(ops["Mul"], 1);
+    EXPECT_EQ(ops["Add"], 1);
+    EXPECT_EQ(g.value(g.find("n_nchwc")).type.shape, (std::vector<int64_t>{1, 3, 6, 6, 8}));
     expect_blocked_matches_plain(dense_block(16, 8, axis), Target::parse("llvm -mcpu=haswell"), kAtol);
   }
   // With the target's own block (16 lanes on AVX-512, where 8 channels are part of a block).
@@ -215,6 +228,35 @@ TEST(NchwcLayout, AConcatOfPartBlocksConvertsAroundIt) {
                                        "out of NCHW8c for output 'y'"};
   EXPECT_EQ(report.conversions, expected);
   expect_blocked_matches_plain(dense_block(16, 12, 1), Target::parse("llvm -mcpu=haswell"), 1e-4);
+}
+
+// A batch norm after an activation (pre-activation ResNets) cannot fold into the conv: on
+// 12 channels, a block and a half of 8, its blocked scale and shift keep the tail lanes 0.
+TEST(NchwcLayout, ABatchNormNoConvAbsorbsIsABlockedScaleAndShift) {
+  auto conv_relu_bn = [] {
+    Graph g;
+    g.name = "relu_bn";
+    ValueId x = g.add_input("x", TensorType{{1, 8, 6, 6}, f32});
+    g.add_node("conv1", "Conv", conv3x3(), {x, g.add_constant("w1", NDArray::random({12, 8, 3, 3}, f32, 1))}, {"c1"});
+    g.add_node("relu", "Relu", {}, {g.find("c1")}, {"r"});
+    std::vector<ValueId> bn = {g.find("r"), g.add_constant("gamma", NDArray::random({12}, f32, 4, 0.5, 1.5)),
+                               g.add_constant("beta", NDArray::random({12}, f32, 5)),
+                               g.add_constant("mean", NDArray::random({12}, f32, 6)),
+                               g.add_constant("var", NDArray::random({12}, f32, 7, 0.5, 2.0))};
+    g.add_node("norm", "BatchNormalization", {}, bn, {"n"});
+    g.add_node("conv2", "Conv", conv3x3(), {g.find("n"), g.add_constant("w2", NDArray::random({8, 12, 3, 3}, f32, 2))},
+               {"y"});
+    g.mark_output(g.find("y"));
+    infer_types(g);
+    g.verify();
+    return g;
+  };
+  Graph g = conv_relu_bn();
+  LayoutReport report = optimize_graph(g, {.nchwc_block = 8});
+  EXPECT_EQ(report.conversions.size(), 2u);
+  EXPECT_EQ(op_counts(g).count("BatchNormalization"), 0u);
+  expect_blocked_matches_plain(conv_relu_bn(), Target::parse("llvm -mcpu=haswell"));
+  expect_blocked_matches_plain(conv_relu_bn(), Target::parse("llvm -mcpu=native"));
 }
 
 // A squeeze-excite block (EfficientNet's, RegNet's, MobileNetV3's): x -> conv -> HardSwish
