@@ -259,6 +259,30 @@ TEST(NchwcLayout, ABatchNormNoConvAbsorbsIsABlockedScaleAndShift) {
   expect_blocked_matches_plain(conv_relu_bn(), Target::parse("llvm -mcpu=native"));
 }
 
+// Each activation that runs blocked, between two convs over 12 channels (a block and a half
+// of 8: the tail lanes pass through it), against the plain graph.
+TEST(NchwcLayout, EachBlockedActivationMatchesThePlainGraph) {
+  for (const char* op :
+       {"HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu", "Celu", "Mish", "Softsign", "Neg", "Abs"}) {
+    SCOPED_TRACE(op);
+    auto conv_act_conv = [op] {
+      Graph g;
+      g.name = "act";
+      ValueId x = g.add_input("x", TensorType{{1, 8, 6, 6}, f32});
+      g.add_node("conv1", "Conv", conv3x3(), {x, g.add_constant("w1", NDArray::random({12, 8, 3, 3}, f32, 1))}, {"c1"});
+      g.add_node("act", op, {}, {g.find("c1")}, {"a"});
+      g.add_node("conv2", "Conv", conv3x3(),
+                 {g.find("a"), g.add_constant("w2", NDArray::random({8, 12, 3, 3}, f32, 2))}, {"y"});
+      g.mark_output(g.find("y"));
+      infer_types(g);
+      return g;
+    };
+    Graph g = conv_act_conv();
+    EXPECT_EQ(optimize_graph(g, {.nchwc_block = 8}).conversions.size(), 2u);
+    expect_blocked_matches_plain(conv_act_conv(), Target::parse("llvm -mcpu=haswell"));
+  }
+}
+
 // A squeeze-excite block (EfficientNet's, RegNet's, MobileNetV3's): x -> conv -> HardSwish
 // (r); GlobalAveragePool -> 1x1 conv -> HardSigmoid (s, [1, C, 1, 1]); r * s -> conv -> y.
 // The scale broadcasts over the blocked map: no conversion between the convs.
