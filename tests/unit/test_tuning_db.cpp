@@ -284,7 +284,13 @@ TEST(SQLiteDatabase, AProcessKilledMidCommitLeavesAReadableLog) {
     SQLiteDatabase db(path);
     std::vector<TuningRecord> batch;
     for (int i = 0; i < kBatch; ++i) batch.push_back(make_record(kMatmul, "llvm", 1e-3, ErrorKind::None, i));
-    while (true) db.commit_records(batch);
+    // A tuning job commits a batch after measuring it; a writer that never pauses could
+    // hold the watcher's open (which takes the write lock to check the schema) past its busy
+    // timeout, since SQLite queues no waiters: it did under ASan on a loaded machine.
+    while (true) {
+      db.commit_records(batch);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
   });
   // However this test ends, the child does not outlive it.
   std::unique_ptr<pid_t, void (*)(pid_t*)> reaper(&child, [](pid_t* pid) { kill(*pid, SIGKILL); });
