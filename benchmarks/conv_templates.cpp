@@ -21,8 +21,8 @@
 // reference implementation before its time counts.
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <cstdio>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -33,8 +33,8 @@
 #include "compiler/graph/onnx_import.h"
 #include "compiler/graph/task_extraction.h"
 #include "compiler/ops/nchwc.h"
-#include "compiler/ops/winograd.h"
 #include "compiler/ops/op_data.h"
+#include "compiler/ops/winograd.h"
 #include "compiler/runtime/c_runtime_api.h"
 #include "compiler/runtime/timer.h"
 #include "schedule_space/template.h"
@@ -76,7 +76,8 @@ struct LayerData {
 };
 
 bool is_blocked(const ops::Workload& w) {
-  return w.op == "conv2d_nchwc" || w.op == "depthwise_conv2d_nchwc" || w.op == "conv2d_winograd_nchwc";
+  return w.op == "conv2d_nchwc" || w.op == "group_conv2d_nchwc" || w.op == "depthwise_conv2d_nchwc" ||
+         w.op == "conv2d_winograd_nchwc";
 }
 
 // The plain workload computing what w computes.
@@ -84,7 +85,7 @@ ops::Workload plain_form(const ops::Workload& w) {
   if (!is_blocked(w)) return w;
   std::vector<std::pair<std::string, std::string>> params;
   if (w.op == "conv2d_winograd_nchwc") params = {{"R", "3"}, {"S", "3"}};  // always 3x3, stride 1
-  for (const char* key : {"N", "C", "H", "W", "K", "R", "S", "stride", "pad", "dilation"}) {
+  for (const char* key : {"N", "C", "H", "W", "K", "R", "S", "stride", "pad", "dilation", "groups"}) {
     for (const auto& [k, v] : w.params) {
       if (k == key) params.push_back({k, v});
     }
@@ -106,7 +107,8 @@ LayerData layer_data(const ops::Workload& w, const Task& task) {
   const NDArray& weight = d.plain.inputs[1];
   NDArray packed = winograd    ? ops::pack_winograd_weight_nchwc(weight, w.get_int("tile"), in_block)
                    : depthwise ? ops::pack_depthwise_weight_nchwc(weight, in_block)
-                               : ops::pack_conv_weight_nchwc(weight, in_block, out_block);
+                               : ops::pack_conv_weight_nchwc(weight, in_block, out_block,
+                                                             w.op == "group_conv2d_nchwc" ? w.get_int("groups") : 1);
   d.kernel_args = {in_block == 1 ? x : ops::block_channels(x, in_block), packed,
                    NDArray::zeros(ops::static_shape(task.op().outputs[0], w.op), DataType::float32())};
   d.plain.tolerance_of_largest = task.op().tolerance_of_largest;  // Winograd's rounding
@@ -282,7 +284,8 @@ int main(int argc, char** argv) {
   int tune_samples = 0;
   std::string db_path;
   std::vector<std::pair<std::string, int>> workloads;
-  const char* usage = "usage: conv_templates [--rounds N] [--db LOG] [--tune N] [--workloads w1;w2;...] [--model M.onnx ...]";
+  const char* usage =
+      "usage: conv_templates [--rounds N] [--db LOG] [--tune N] [--workloads w1;w2;...] [--model M.onnx ...]";
   try {
     for (int i = 1; i < argc; ++i) {
       std::string arg = argv[i];
@@ -311,8 +314,10 @@ int main(int argc, char** argv) {
         "packed once); oneDNN on nchw/oihw data and on its blocked layouts\n",
         temper_get_num_threads());
     std::vector<bench::LayerResult> results;
-    for (const auto& [w, count] : workloads) results.push_back(bench::run_workload(w, count, rounds, tune_samples, db.get()));
-    std::printf("\nper layer: Temper's GFLOP/s over oneDNN's on its blocked layouts (vs_onednn; >1: Temper is faster)\n");
+    for (const auto& [w, count] : workloads)
+      results.push_back(bench::run_workload(w, count, rounds, tune_samples, db.get()));
+    std::printf(
+        "\nper layer: Temper's GFLOP/s over oneDNN's on its blocked layouts (vs_onednn; >1: Temper is faster)\n");
     std::printf("%-100s %5s %12s %12s %12s\n", "workload", "count", "onednn_gf/s", "default", "tuned");
     for (const bench::LayerResult& r : results) {
       char tuned[32] = "-";

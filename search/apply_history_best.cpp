@@ -60,13 +60,13 @@ bool same_convolution(const ops::Workload& a, const ops::Workload& b) {
   for (const char* key : kConvShapeKeys) {
     if (value(a, key, "") != value(b, key, "")) return false;
   }
-  // The blocked convs are single-group and have one filter per depthwise channel.
+  // The blocked convs have one filter per depthwise channel.
   return value(a, "groups", "1") == value(b, "groups", "1") && value(a, "multiplier", "1") == value(b, "multiplier", "1");
 }
 
 bool is_conv(const std::string& op) {
-  return op == "conv2d" || op == "conv2d_nchwc" || op == "conv2d_winograd_nchwc" || op == "depthwise_conv2d" ||
-         op == "depthwise_conv2d_nchwc";
+  return op == "conv2d" || op == "conv2d_nchwc" || op == "group_conv2d_nchwc" || op == "conv2d_winograd_nchwc" ||
+         op == "depthwise_conv2d" || op == "depthwise_conv2d_nchwc";
 }
 
 bool is_depthwise(const std::string& op) {

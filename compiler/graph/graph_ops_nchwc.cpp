@@ -8,7 +8,8 @@
 //   NchwcConv           X [N, Ci, H, W, cb] (or NCHW [N, C, H, W]: cb = 1), W packed
 //                       [Ko, Ci, R, S, cb, kb], optional B [Ko, kb] -> [N, Ko, P, Q, kb];
 //                       attrs strides, pads (top, left, bottom, right), dilations,
-//                       in_channels (logical C), channels (logical K)
+//                       in_channels (logical C), channels (logical K), group (default
+//                       1; W then [Ko, Ci/Gb, R, S, cb, kb], ops::nchwc_block_groups)
 //   NchwcDepthwiseConv  X [N, Cb, H, W, b], W [Cb, R, S, b], optional B [Cb, b]; attrs as
 //                       NchwcConv
 //   NchwcWinogradConv   a 3x3 stride-1 conv by Winograd's F(tile x tile, 3x3) (ops/winograd.h):
@@ -61,8 +62,7 @@ std::vector<TensorType> infer_reorder_from(const Graph& graph, const Node& node)
   return {{{x.shape[0], C, x.shape[2], x.shape[3]}, x.dtype}};
 }
 
-std::vector<te::Tensor> compute_reorder_from(const Graph& graph, const Node& node,
-                                             const std::vector<te::Tensor>& in) {
+std::vector<te::Tensor> compute_reorder_from(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
   int64_t b = graph.value(node.inputs[0]).type.shape[4];
   const te::Tensor& t = in[0];
   return {te::compute(
@@ -91,7 +91,18 @@ ops::Window2d window_attrs(const Node& node) {
 te::Tensor blocked_conv(const Graph& graph, const Node& node, const te::Tensor& x, const te::Tensor& w,
                         const std::string& name) {
   ops::Window2d window = window_attrs(node);
-  if (node.op == "NchwcConv") return ops::conv2d_nchwc(x, w, window, name);
+  if (node.op == "NchwcConv") {
+    const std::vector<int64_t>& ws = graph.value(node.inputs[1]).type.shape;
+    int64_t groups = node.attrs.get_int_or("group", 1);
+    int64_t block_groups = ws.size() == 6
+                               ? ops::nchwc_block_groups(node.attrs.get_int("in_channels"),
+                                                         node.attrs.get_int("channels"), groups, ws[4], ws[5])
+                               : 1;
+    if (block_groups == 0) {
+      throw UserError(str("group=", groups, " does not line up with the weight's blocks ", ops::shape_str(ws)));
+    }
+    return ops::conv2d_nchwc(x, w, window, name, block_groups);
+  }
   if (node.op == "NchwcWinogradConv") {
     return ops::conv2d_winograd_nchwc(x, w, window.padding, node.attrs.get_int("tile"), name);
   }
@@ -123,12 +134,13 @@ te::Tensor blocked_conv_epilogue(const Graph& graph, const Node& node, const std
   const te::Tensor& b = in[2];
   return te::compute(
       shape_exprs(graph.value(node.outputs[0]).type.shape),
-      [&](const std::vector<Var>& i) { return product({i.begin(), i.end()}) + b(i[1], i[4]); },
+      [&](const std::vector<Var>& i) {
+        return product({i.begin(), i.end()}) + b(i[1], i[4]);
+      },
       output_name(graph, node, 0));
 }
 
-std::vector<te::Tensor> compute_blocked_conv(const Graph& graph, const Node& node,
-                                             const std::vector<te::Tensor>& in) {
+std::vector<te::Tensor> compute_blocked_conv(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
   std::string name = output_name(graph, node, 0);
   te::Tensor y = blocked_conv(graph, node, in[0], in[1], has_input(node, 2) ? name + "_conv" : name);
   return {blocked_conv_epilogue(graph, node, in, y)};

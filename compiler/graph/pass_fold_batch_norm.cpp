@@ -53,6 +53,22 @@ int foldable_conv(const Graph& graph, const Node& bn) {
 
 }  // namespace
 
+BatchNormAffine batch_norm_affine(const Graph& graph, const Node& bn) {
+  auto param = [&](int i) -> const NDArray& {
+    TEMPER_CHECK(is_constant(graph, bn, i), "BatchNormalization '", bn.name, "': input ", i, " is not a constant");
+    return *graph.value(bn.inputs[i]).constant;
+  };
+  const NDArray &gamma = param(1), &beta = param(2), &mean = param(3), &var = param(4);
+  double epsilon = bn.attrs.get_float_or("epsilon", 1e-5);
+  BatchNormAffine affine;
+  for (int64_t c = 0; c < gamma.size(); ++c) {
+    double s = gamma.get(c) / std::sqrt(var.get(c) + epsilon);
+    affine.scale.push_back(s);
+    affine.shift.push_back(beta.get(c) - mean.get(c) * s);
+  }
+  return affine;
+}
+
 int fold_batch_norm(Graph& graph) {
   int folded = 0;
   for (int n = 0; n < static_cast<int>(graph.nodes().size()); ++n) {
@@ -60,26 +76,22 @@ int fold_batch_norm(Graph& graph) {
     int c = foldable_conv(graph, graph.nodes()[n]);
     if (c < 0) continue;
     const Node& bn = graph.nodes()[n];
-    const NDArray& gamma = *graph.value(bn.inputs[1]).constant;
-    const NDArray& beta = *graph.value(bn.inputs[2]).constant;
-    const NDArray& mean = *graph.value(bn.inputs[3]).constant;
-    const NDArray& var = *graph.value(bn.inputs[4]).constant;
-    double epsilon = bn.attrs.get_float_or("epsilon", 1e-5);
+    BatchNormAffine affine = batch_norm_affine(graph, bn);
 
     const Node& conv = graph.nodes()[c];
     const NDArray& weights = *graph.value(conv.inputs[1]).constant;
     int64_t channels = weights.shape()[0];
-    TEMPER_CHECK(gamma.size() == channels, "BatchNormalization '", bn.name, "' has ", gamma.size(),
-                 " channels after a conv with ", channels, " output channels");
+    TEMPER_CHECK(static_cast<int64_t>(affine.scale.size()) == channels, "BatchNormalization '", bn.name, "' has ",
+                 affine.scale.size(), " channels after a conv with ", channels, " output channels");
     bool has_bias = conv.inputs.size() > 2 && conv.inputs[2] != kNoValue;
     int64_t per_channel = weights.size() / channels;
     NDArray new_weights = NDArray::empty(weights.shape(), weights.dtype());
     NDArray new_bias = NDArray::empty({channels}, weights.dtype());
     for (int64_t m = 0; m < channels; ++m) {
-      double s = gamma.get(m) / std::sqrt(var.get(m) + epsilon);
+      double s = affine.scale[m];
       for (int64_t i = m * per_channel; i < (m + 1) * per_channel; ++i) new_weights.set(i, weights.get(i) * s);
       double bias = has_bias ? graph.value(conv.inputs[2]).constant->get(m) : 0.0;
-      new_bias.set(m, (bias - mean.get(m)) * s + beta.get(m));
+      new_bias.set(m, bias * s + affine.shift[m]);
     }
     std::string conv_name = conv.name;
     ValueId w = graph.add_constant(unused_name(graph, conv_name + "_bn_weight"), new_weights);

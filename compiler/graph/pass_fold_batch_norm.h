@@ -13,9 +13,19 @@
 // change).
 #pragma once
 
+#include <vector>
+
 #include "compiler/graph/graph.h"
 
 namespace temper::graph {
+
+// An inference BatchNormalization as the per-channel affine map y = x * scale + shift:
+// scale = gamma / sqrt(var + eps), shift = B - mean * scale. Its inputs 1-4 must be
+// constants. The blocked layout (pass_nchwc_layout.h) runs a BN no conv absorbed this way.
+struct BatchNormAffine {
+  std::vector<double> scale, shift;
+};
+BatchNormAffine batch_norm_affine(const Graph& graph, const Node& bn);
 
 // Returns how many BatchNormalization nodes were folded.
 int fold_batch_norm(Graph& graph);

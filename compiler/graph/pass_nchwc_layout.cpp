@@ -1,13 +1,13 @@
 #include "compiler/graph/pass_nchwc_layout.h"
 
 #include <algorithm>
-#include <cmath>
 #include <functional>
 #include <map>
 #include <optional>
 #include <set>
 
 #include "compiler/graph/graph_ops_common.h"
+#include "compiler/graph/pass_fold_batch_norm.h"
 #include "compiler/graph/shape_inference.h"
 #include "compiler/ir/error.h"
 #include "compiler/ops/nchwc.h"
@@ -28,8 +28,13 @@ bool is_scalar_constant(const Value& v) {
   return v.constant && v.type.size() == 1;
 }
 
-// The conv kind a Conv node takes in the blocked layout, if any.
-std::optional<std::string> blocked_conv_op(const Graph& graph, const Node& node) {
+// A grouped conv runs blocked when its groups line up with the blocks (ops/nchwc.h), and
+// where a block holds several groups, at most this many: the kernel multiplies the zeros
+// between them too.
+constexpr int64_t kMaxGroupsPerBlock = 4;
+
+// The conv kind a Conv node takes in the blocked layout of `block` lanes, if any.
+std::optional<std::string> blocked_conv_op(const Graph& graph, const Node& node, int64_t block) {
   if (node.op != "Conv" || node.inputs.size() < 2) return std::nullopt;
   const Value& x = graph.value(node.inputs[0]);
   const Value& w = graph.value(node.inputs[1]);
@@ -40,6 +45,10 @@ std::optional<std::string> blocked_conv_op(const Graph& graph, const Node& node)
   int64_t group = node.attrs.get_int_or("group", 1);
   if (group == 1) return "NchwcConv";
   if (group == x.type.shape[1] && w.type.shape[0] == group) return "NchwcDepthwiseConv";
+  int64_t C = x.type.shape[1], K = w.type.shape[0];
+  if (ops::nchwc_block_groups(C, K, group, block, block) > 0 && block <= kMaxGroupsPerBlock * (K / group)) {
+    return "NchwcConv";
+  }
   return std::nullopt;  // other grouped convs, and depthwise with a channel multiplier, stay NCHW
 }
 
@@ -159,7 +168,7 @@ class LayoutRewriter {
 
   void rewrite(const Node& node) {
     std::string reader = str("'", node.name, "' (", node.op, ")");
-    if (std::optional<std::string> op = blocked_conv_op(in_, node)) return rewrite_conv(node, *op, reader);
+    if (std::optional<std::string> op = blocked_conv_op(in_, node, block_)) return rewrite_conv(node, *op, reader);
     bool blocked_input = !node.inputs.empty() && node.inputs[0] != kNoValue && blocked_[node.inputs[0]] != kNoValue;
     if (blocked_input && node.outputs.size() == 1) {
       if (kBlockedUnary.count(node.op) && rest_are_scalars(node)) return copy_blocked(node, node.op);
@@ -189,16 +198,16 @@ class LayoutRewriter {
   // * s: a Mul and an Add by blocked constants of shape [1, C/b, 1, 1, b] (0 in the tail
   // lanes), which fuse with the ops around them.
   void rewrite_batch_norm(const Node& node) {
-    auto param = [&](int i) -> const NDArray& { return *in_.value(node.inputs[i]).constant; };
-    double epsilon = node.attrs.get_float_or("epsilon", 1e-5);
+    BatchNormAffine affine = batch_norm_affine(in_, node);
     int64_t C = channels(node.inputs[0]);
+    TEMPER_CHECK(static_cast<int64_t>(affine.scale.size()) == C, "layout pass: BatchNormalization '", node.name,
+                 "' has ", affine.scale.size(), " parameters for ", C, " channels");
     std::vector<int64_t> blocked_vector = {1, ops::channel_blocks(C, block_), 1, 1, block_};
     NDArray s = NDArray::zeros(blocked_vector, DataType::float32());
     NDArray t = NDArray::zeros(blocked_vector, DataType::float32());
     for (int64_t c = 0; c < C; ++c) {  // channel c sits at flat index c of [1, C/b, 1, 1, b]
-      double scale = param(1).get(c) / std::sqrt(param(4).get(c) + epsilon);
-      s.set(c, scale);
-      t.set(c, param(2).get(c) - param(3).get(c) * scale);
+      s.set(c, affine.scale[c]);
+      t.set(c, affine.shift[c]);
     }
     ValueId scale = packed_constant(str(node.name, "_scale_nchw", block_, "c"), [&] { return s; });
     ValueId shift = packed_constant(str(node.name, "_shift_nchw", block_, "c"), [&] { return t; });
@@ -299,12 +308,13 @@ class LayoutRewriter {
     const Value& w = in_.value(node.inputs[1]);
     bool depthwise = op == "NchwcDepthwiseConv";
     int64_t C = channels(x);
+    int64_t groups = depthwise ? 1 : node.attrs.get_int_or("group", 1);
     // A plain input of fewer channels than a block (an RGB image) is read as it is.
-    bool read_plain = !depthwise && blocked_[x] == kNoValue && C < block_;
+    bool read_plain = !depthwise && groups == 1 && blocked_[x] == kNoValue && C < block_;
     ValueId input = read_plain ? plain_[x] : blocked(x, reader);
     int64_t in_block = read_plain ? 1 : block_;
     detail::ConvWindow2d window = detail::conv2d_window(in_, node);
-    int64_t tile = read_plain || depthwise || !winograd_
+    int64_t tile = read_plain || depthwise || groups > 1 || !winograd_
                        ? 0
                        : winograd_tile(w.type.shape, window, in_.value(node.outputs[0]).type);
     if (tile > 0) op = "NchwcWinogradConv";
@@ -315,7 +325,7 @@ class LayoutRewriter {
     } else {
       weight = packed_constant(str(w.name, depthwise ? "_dw" : "", "_nchw", in_block, "c", block_, "c"), [&] {
         return depthwise ? ops::pack_depthwise_weight_nchwc(*w.constant, block_)
-                         : ops::pack_conv_weight_nchwc(*w.constant, in_block, block_);
+                         : ops::pack_conv_weight_nchwc(*w.constant, in_block, block_, groups);
       });
     }
     std::vector<ValueId> inputs = {input, weight};
@@ -334,6 +344,7 @@ class LayoutRewriter {
     attrs.set("pads", window.pads);
     attrs.set("in_channels", C);
     attrs.set("channels", in_.value(node.outputs[0]).type.shape[1]);
+    if (groups > 1) attrs.set("group", groups);
     set_blocked_output(node, add_node(node.name, op, attrs, inputs, blocked_name(node)));
     ++report_.blocked_convs;
   }
@@ -385,7 +396,7 @@ std::vector<int64_t> nchwc_block_candidates(const Target& target, LayoutChoice l
 LayoutReport convert_to_nchwc(Graph& graph, int64_t block, bool winograd) {
   TEMPER_CHECK(block > 1, "convert_to_nchwc: block ", block);
   bool any = std::any_of(graph.nodes().begin(), graph.nodes().end(),
-                         [&](const Node& n) { return blocked_conv_op(graph, n).has_value(); });
+                         [&](const Node& n) { return blocked_conv_op(graph, n, block).has_value(); });
   if (!any) return LayoutReport{};
   LayoutRewriter rewriter(graph, block, winograd);
   return rewriter.run(graph);

@@ -2,8 +2,9 @@
 // TVM's AlterOpLayout): convolutions and what runs between them keep their activations in
 // NCHW[b]c (ops/nchwc.h), and conversions happen only where a value must be plain.
 //
-//   Conv (2-D, float32, constant weight; groups 1, or depthwise with one filter per
-//   channel)                      -> NchwcConv / NchwcDepthwiseConv, weight and bias
+//   Conv (2-D, float32, constant weight; groups 1, depthwise with one filter per
+//   channel, or groups lined up with the blocks: ops::nchwc_block_groups, at most 4
+//   groups per block)             -> NchwcConv / NchwcDepthwiseConv, weight and bias
 //                                    packed here, once; a 3x3 stride-1 conv on a map of
 //                                    enough tiles -> NchwcWinogradConv (ops/winograd.h),
 //                                    its weight transformed here. A conv over fewer channels than a

@@ -108,13 +108,16 @@ Mapping map_nchwc_conv(const Graph& graph, const Node& node) {
     params.insert(params.end(), {{"R", str(w[1])}, {"S", str(w[2])}, {"block", str(w[3])}});
     return product_of(ops::Workload::make("depthwise_conv2d_nchwc", params), {0, 1});
   }
-  // W [Ko, Ci, R, S, cb, kb]
+  // W [Ko, Ci/Gb, R, S, cb, kb]
   params.insert(params.end(), {{"K", str(node.attrs.get_int("channels"))},
                                {"R", str(w[2])},
                                {"S", str(w[3])},
                                {"in_block", str(w[4])},
                                {"out_block", str(w[5])}});
-  return product_of(ops::Workload::make("conv2d_nchwc", params), {0, 1});
+  int64_t groups = node.attrs.get_int_or("group", 1);
+  if (groups == 1) return product_of(ops::Workload::make("conv2d_nchwc", params), {0, 1});
+  params.push_back({"groups", str(groups)});
+  return product_of(ops::Workload::make("group_conv2d_nchwc", params), {0, 1});
 }
 
 Mapping map_gemm(const Graph& graph, const Node& node) {
@@ -342,7 +345,8 @@ LayoutTasks extract_tasks_by_layout(const Graph& graph, const Target& target, st
   }
   for (std::vector<int>& counts : out.counts) counts.resize(out.tasks.size(), 0);
   // A model whose tasks do not depend on the block (no conv) has one way.
-  bool same = std::all_of(out.counts.begin(), out.counts.end(), [&](const std::vector<int>& c) { return c == out.counts[0]; });
+  bool same =
+      std::all_of(out.counts.begin(), out.counts.end(), [&](const std::vector<int>& c) { return c == out.counts[0]; });
   if (same) {
     out.layouts.resize(1);
     out.counts.resize(1);

@@ -8,7 +8,8 @@
 // template serves becomes a workload:
 //
 //   NchwcConv                       conv2d_nchwc:N,C,H,W,K,R,S,stride,pad,dilation,
-//                                   in_block,out_block (C, K: the logical channels)
+//                                   in_block,out_block (C, K: the logical channels);
+//                                   group_conv2d_nchwc:...,groups when grouped
 //   NchwcDepthwiseConv              depthwise_conv2d_nchwc:N,C,H,W,R,S,stride,pad,dilation,block
 //   Conv (2-D, float32, NCHW)       conv2d:N,C,H,W,K,R,S,stride,pad (top x left x bottom x
 //                                   right),dilation,groups; depthwise_conv2d (multiplier

@@ -28,8 +28,17 @@ void check_float32(const NDArray& a, const std::string& what) {
 
 }  // namespace
 
+int64_t nchwc_block_groups(int64_t C, int64_t K, int64_t groups, int64_t cb, int64_t kb) {
+  if (groups == 1) return 1;
+  if (groups < 1 || C % groups != 0 || K % groups != 0) return 0;
+  int64_t Cg = C / groups, Kg = K / groups;
+  if (Cg % cb == 0 && Kg % kb == 0) return groups;
+  if (cb == kb && Cg == Kg && kb % Kg == 0) return channel_blocks(K, kb);
+  return 0;
+}
+
 te::Tensor conv2d_nchwc(const te::Tensor& input, const te::Tensor& weight, const Window2d& window,
-                        const std::string& name) {
+                        const std::string& name, int64_t block_groups) {
   const std::string op = "conv2d_nchwc";
   bool plain_input = input.ndim() == 4;
   if (!plain_input) check_rank(input, 5, op, "the input ([N, C/cb, H, W, cb], or NCHW when cb = 1)");
@@ -40,25 +49,35 @@ te::Tensor conv2d_nchwc(const te::Tensor& input, const te::Tensor& weight, const
   Shape w = static_shape(weight, op);
   int64_t in_blocks = x[1];  // C itself when cb = 1
   int64_t cb = plain_input ? 1 : x[4];
-  if (w[1] != in_blocks || w[4] != cb) {
-    throw UserError(str(op, ": the weight ", shape_str(w), " does not read the input ", shape_str(x), " (its C/cb x cb ",
-                        "must be ", in_blocks, " x ", cb, ")"));
+  TEMPER_CHECK(block_groups >= 1, op, ": block_groups ", block_groups);
+  if (w[1] * block_groups != in_blocks || w[0] % block_groups != 0 || w[4] != cb) {
+    throw UserError(str(op, ": the weight ", shape_str(w), " does not read the input ", shape_str(x),
+                        " (its C/cb x cb ", "must be ", in_blocks / block_groups, " x ", cb,
+                        block_groups > 1 ? " per block group" : "", ")"));
   }
   int64_t kb = w[5];
+  int64_t out_blocks_per_group = w[0] / block_groups;
   std::array<int64_t, 2> pq = output_extents(x[2], x[3], w[2], w[3], window, op);
   te::Tensor padded = pad_spatial(input, Layout::NCHW, window.padding, 0.0, name + "_pad");
-  IterVar rco = te::reduce_axis({0, index_const(in_blocks)}, "rco");
+  IterVar rco = te::reduce_axis({0, index_const(w[1])}, "rco");
   IterVar ry = te::reduce_axis({0, index_const(w[2])}, "ry");
   IterVar rx = te::reduce_axis({0, index_const(w[3])}, "rx");
   IterVar rci = te::reduce_axis({0, index_const(cb)}, "rci");
   auto row = [&](const Expr& p) { return times(p, window.stride[0]) + times(ry, window.dilation[0]); };
   auto col = [&](const Expr& q) { return times(q, window.stride[1]) + times(rx, window.dilation[1]); };
+  // The input block: rco of the output block's group.
+  auto in_block = [&](const Var& ko) -> Expr {
+    if (block_groups == 1) return rco;
+    Expr group = out_blocks_per_group == 1 ? Expr(ko) : floordiv(ko, index_const(out_blocks_per_group));
+    return times(group, w[1]) + rco;
+  };
   std::vector<IterVar> axes = {rco, ry, rx};
   if (!plain_input) axes.push_back(rci);
   return te::compute(
       shape_exprs({x[0], w[0], pq[0], pq[1], kb}, op),
       [&](Var n, Var ko, Var p, Var q, Var ki) {
-        Expr in = plain_input ? padded(n, rco, row(p), col(q)) : padded(n, rco, row(p), col(q), rci);
+        Expr c = in_block(ko);
+        Expr in = plain_input ? padded(n, c, row(p), col(q)) : padded(n, c, row(p), col(q), rci);
         Expr ci = plain_input ? index_const(0) : Expr(rci);
         return te::sum(in * weight(ko, rco, ry, rx, ci, ki), axes);
       },
@@ -145,22 +164,32 @@ NDArray unblock_channels(const NDArray& blocked, int64_t channels) {
   return out;
 }
 
-NDArray pack_conv_weight_nchwc(const NDArray& weight, int64_t in_block, int64_t out_block) {
+NDArray pack_conv_weight_nchwc(const NDArray& weight, int64_t in_block, int64_t out_block, int64_t groups) {
   check_float32(weight, "the conv weight");
   const Shape& s = weight.shape();
-  if (s.size() != 4) throw UserError(str("the conv weight ", shape_str(s), " is not [K, C, R, S]"));
-  int64_t K = s[0], C = s[1], R = s[2], S = s[3];
-  int64_t Ko = channel_blocks(K, out_block), Ci = channel_blocks(C, in_block);
+  if (s.size() != 4) throw UserError(str("the conv weight ", shape_str(s), " is not [K, C/groups, R, S]"));
+  int64_t K = s[0], Cg = s[1], R = s[2], S = s[3], C = Cg * groups;
+  int64_t Gb = nchwc_block_groups(C, K, groups, in_block, out_block);
+  if (Gb == 0) {
+    throw UserError(str("the conv weight ", shape_str(s), " of ", groups, " groups does not line up with blocks of ",
+                        in_block, " input and ", out_block, " output channels (see nchwc_block_groups)"));
+  }
+  int64_t Ko = channel_blocks(K, out_block), Ci = channel_blocks(C, in_block) / Gb;
+  int64_t Kg = K / groups, out_blocks_per_group = Ko / Gb;
   NDArray out = NDArray::zeros({Ko, Ci, R, S, in_block, out_block}, DataType::float32());
   const float* src = weight.data_as<float>();
   float* dst = out.data_as<float>();
   for (int64_t k = 0; k < K; ++k) {
-    for (int64_t c = 0; c < C; ++c) {
+    int64_t ko = k / out_block;
+    int64_t first = ko / out_blocks_per_group * Ci * in_block;  // the block group's first input channel
+    for (int64_t j = 0; j < Cg; ++j) {
+      int64_t c = k / Kg * Cg + j - first;  // within the block group's input blocks
+      TEMPER_CHECK(c >= 0 && c < Ci * in_block, "pack_conv_weight_nchwc: channel ", c, " outside its block group");
       for (int64_t r = 0; r < R; ++r) {
         for (int64_t t = 0; t < S; ++t) {
-          int64_t at = ((((k / out_block * Ci + c / in_block) * R + r) * S + t) * in_block + c % in_block) * out_block +
-                       k % out_block;
-          dst[at] = src[((k * C + c) * R + r) * S + t];
+          int64_t at =
+              ((((ko * Ci + c / in_block) * R + r) * S + t) * in_block + c % in_block) * out_block + k % out_block;
+          dst[at] = src[((k * Cg + j) * R + r) * S + t];
         }
       }
     }

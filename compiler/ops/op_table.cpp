@@ -228,22 +228,34 @@ OpInstance instantiate_depthwise_conv2d(const Workload& w) {
 
 // The blocked-layout convolutions (nchwc.h): C and K are the logical channel counts, the
 // arrays hold them in blocks (the tail lanes are data like any other: the reference
-// reduces over every lane of every input block, as the kernel does).
+// reduces over every lane of every input block, as the kernel does). group_conv2d_nchwc
+// is conv2d_nchwc of `groups` groups lined up with the blocks (nchwc_block_groups).
 OpInstance instantiate_conv2d_nchwc(const Workload& w) {
   int64_t N = w.get_int("N"), C = w.get_int("C"), H = w.get_int("H"), W = w.get_int("W");
   int64_t K = w.get_int("K"), R = w.get_int("R"), S = w.get_int("S");
   int64_t cb = w.get_int("in_block"), kb = w.get_int("out_block");
+  int64_t groups = w.op == "group_conv2d_nchwc" ? w.get_int("groups") : 1;
+  if (C % groups != 0 || K % groups != 0) {
+    throw UserError(str(w.op, ": C=", C, " and K=", K, " channels are not both divisible by groups=", groups));
+  }
+  int64_t Gb = nchwc_block_groups(C, K, groups, cb, kb);
+  if (Gb == 0) {
+    throw UserError(str(w.op, ": groups of ", C / groups, " input and ", K / groups,
+                        " output channels do not line up with in_block=", cb, " and out_block=", kb,
+                        "; each group must be whole blocks, or each block whole groups of as many input as output "
+                        "channels (in_block = out_block)"));
+  }
   int64_t Ci = channel_blocks(C, cb), Ko = channel_blocks(K, kb);
   Window2d window = window_of(w, true);
   Shape in_shape = cb == 1 ? Shape{N, C, H, W} : Shape{N, Ci, H, W, cb};
+  Shape w_shape = {Ko, Ci / Gb, R, S, cb, kb};
   te::Tensor x = placeholder(w, in_shape, "input");
-  te::Tensor weight = placeholder(w, {Ko, Ci, R, S, cb, kb}, "weight");
-  te::Tensor y = conv2d_nchwc(x, weight, window);
+  te::Tensor weight = placeholder(w, w_shape, "weight");
+  te::Tensor y = conv2d_nchwc(x, weight, window, "conv2d_nchwc", Gb);
   Shape out_shape = static_shape(y, "conv2d_nchwc");
-  double flops = 2.0 * N * K * out_shape[2] * out_shape[3] * C * R * S;  // the logical channels
+  double flops = 2.0 * N * K * out_shape[2] * out_shape[3] * (C / groups) * R * S;  // the logical channels
   OpInstance inst = finish(w, {x, weight}, y, flops, [=](auto& ins, auto& outs) {
-    reference::conv2d_nchwc(in<float>(ins, 0), in<float>(ins, 1), out<float>(outs, 0), in_shape,
-                            {Ko, Ci, R, S, cb, kb}, window);
+    reference::conv2d_nchwc(in<float>(ins, 0), in<float>(ins, 1), out<float>(outs, 0), in_shape, w_shape, window, Gb);
   });
   inst.weight_inputs = {1};
   return inst;
@@ -613,6 +625,16 @@ std::vector<OpSpec> build_table() {
                                   defaulted_key("pad", K::Pads, "0"), defaulted_key("dilation", K::Pair, "1"),
                                   required_key("in_block", K::Positive), required_key("out_block", K::Positive),
                                   float_only()}),
+       instantiate_conv2d_nchwc},
+      {"group_conv2d_nchwc",
+       "grouped conv2d in the blocked layout, its groups lined up with the blocks (each group whole blocks, or each "
+       "block whole groups of as many input as output channels): input [N,C/in_block,H,W,in_block], weight "
+       "[K/out_block,C/in_block/block_groups,R,S,in_block,out_block]",
+       concat_keys(image_keys(), {required_key("K", K::Positive), required_key("R", K::Positive),
+                                  required_key("S", K::Positive), defaulted_key("stride", K::Pair, "1"),
+                                  defaulted_key("pad", K::Pads, "0"), defaulted_key("dilation", K::Pair, "1"),
+                                  required_key("in_block", K::Positive), required_key("out_block", K::Positive),
+                                  required_key("groups", K::Positive), float_only()}),
        instantiate_conv2d_nchwc},
       {"depthwise_conv2d_nchwc",
        "depthwise conv2d (multiplier 1) in the blocked layout: input [N,C/block,H,W,block], weight "

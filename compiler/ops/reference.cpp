@@ -169,9 +169,10 @@ bool window_pixel(const Window2d& window, int64_t H, int64_t W, int64_t p, int64
 }  // namespace
 
 void conv2d_nchwc(const float* input, const float* weight, float* output, const Shape& input_shape,
-                  const Shape& weight_shape, const Window2d& window) {
+                  const Shape& weight_shape, const Window2d& window, int64_t block_groups) {
   int64_t N = input_shape[0], Ci = input_shape[1], H = input_shape[2], W = input_shape[3];
-  int64_t Ko = weight_shape[0], R = weight_shape[2], S = weight_shape[3], cb = weight_shape[4], kb = weight_shape[5];
+  int64_t Ko = weight_shape[0], Cw = weight_shape[1], R = weight_shape[2], S = weight_shape[3];
+  int64_t cb = weight_shape[4], kb = weight_shape[5], out_blocks_per_group = Ko / block_groups;
   const Padding2d& pad = window.padding;
   int64_t P = window_output_extent(H, pad.top, pad.bottom, R, window.stride[0], window.dilation[0]);
   int64_t Q = window_output_extent(W, pad.left, pad.right, S, window.stride[1], window.dilation[1]);
@@ -181,14 +182,15 @@ void conv2d_nchwc(const float* input, const float* weight, float* output, const 
         for (int64_t q = 0; q < Q; ++q)
           for (int64_t ki = 0; ki < kb; ++ki) {
             double acc = 0;
-            for (int64_t co = 0; co < Ci; ++co)
+            for (int64_t co = 0; co < Cw; ++co)
               for (int64_t r = 0; r < R; ++r)
                 for (int64_t s = 0; s < S; ++s) {
                   int64_t h, w;
                   if (!window_pixel(window, H, W, p, q, r, s, h, w)) continue;
+                  int64_t c = ko / out_blocks_per_group * Cw + co;  // the input block
                   for (int64_t ci = 0; ci < cb; ++ci) {
-                    acc += double(input[(((n * Ci + co) * H + h) * W + w) * cb + ci]) *
-                           weight[((((ko * Ci + co) * R + r) * S + s) * cb + ci) * kb + ki];
+                    acc += double(input[(((n * Ci + c) * H + h) * W + w) * cb + ci]) *
+                           weight[((((ko * Cw + co) * R + r) * S + s) * cb + ci) * kb + ki];
                   }
                 }
             output[(((n * Ko + ko) * P + p) * Q + q) * kb + ki] = static_cast<float>(acc);
@@ -213,7 +215,8 @@ void depthwise_conv2d_nchwc(const float* input, const float* weight, float* outp
               for (int64_t s = 0; s < S; ++s) {
                 int64_t h, w;
                 if (!window_pixel(window, H, W, p, q, r, s, h, w)) continue;
-                acc += double(input[(((n * Cb + c) * H + h) * W + w) * b + lane]) * weight[((c * R + r) * S + s) * b + lane];
+                acc += double(input[(((n * Cb + c) * H + h) * W + w) * b + lane]) *
+                       weight[((c * R + r) * S + s) * b + lane];
               }
             output[(((n * Cb + c) * P + p) * Q + q) * b + lane] = static_cast<float>(acc);
           }

@@ -18,13 +18,17 @@ using template_testing::task_of;
 using template_testing::workload_test_name;
 
 // Odd channel counts (20 of a block of 16, 12 of 8), a stem reading plain NCHW
-// (in_block=1), strides, asymmetric padding, dilation, N=2.
+// (in_block=1), strides, asymmetric padding, dilation, N=2; grouped convs with two groups
+// per block (24 channels of 16: a tail), and with groups of two blocks.
 const char* kWorkloads[] = {
     "conv2d_nchwc:N=1,C=32,H=14,W=14,K=32,R=3,S=3,pad=1,in_block=16,out_block=16",
     "conv2d_nchwc:N=2,C=20,H=9,W=11,K=24,R=3,S=3,stride=2,pad=1,in_block=16,out_block=16",
     "conv2d_nchwc:N=1,C=3,H=17,W=17,K=16,R=7,S=7,stride=2,pad=3,in_block=1,out_block=16",
     "conv2d_nchwc:N=1,C=12,H=7,W=7,K=20,R=1,S=1,in_block=8,out_block=8",
     "conv2d_nchwc:N=1,C=16,H=12,W=10,K=8,R=3,S=2,stride=1x2,pad=1x0x0x1,dilation=2x1,in_block=8,out_block=8",
+    "group_conv2d_nchwc:N=1,C=24,H=9,W=9,K=24,R=3,S=3,pad=1,in_block=16,out_block=16,groups=3",
+    "group_conv2d_nchwc:N=1,C=32,H=8,W=8,K=32,R=3,S=3,stride=2,pad=1,in_block=8,out_block=8,groups=2",
+    "group_conv2d_nchwc:N=1,C=16,H=7,W=7,K=32,R=1,S=1,in_block=8,out_block=8,groups=2",
     "depthwise_conv2d_nchwc:N=1,C=32,H=14,W=14,R=3,S=3,pad=1,block=16",
     "depthwise_conv2d_nchwc:N=2,C=24,H=15,W=15,R=3,S=3,stride=2,pad=1,block=16",
     "depthwise_conv2d_nchwc:N=1,C=12,H=9,W=11,R=5,S=5,pad=2,dilation=1,block=8",
@@ -69,18 +73,16 @@ TEST(NchwcTemplate, PointwiseDefaultTileOnAvx512) {
   Target avx512 = Target::parse("llvm -mcpu=skylake-avx512");
   // One block of channels by up to 14 columns, rows outermost (a thread then reads the
   // rows it wrote in the kernel before); on a 7x7 map the input block's lanes unrolled.
-  nlohmann::json wide =
-      task_of("conv2d_nchwc:N=1,C=512,H=28,W=28,K=128,R=1,S=1,in_block=16,out_block=16", avx512)
-          ->default_config()
-          .to_json()["knobs"];
+  nlohmann::json wide = task_of("conv2d_nchwc:N=1,C=512,H=28,W=28,K=128,R=1,S=1,in_block=16,out_block=16", avx512)
+                            ->default_config()
+                            .to_json()["knobs"];
   EXPECT_EQ(wide["tile_kb"], 1);
   EXPECT_EQ(wide["tile_q"], 14);
   EXPECT_EQ(wide["outer_order"], "p_k");
   EXPECT_EQ(wide["unroll_ci"], false);
-  nlohmann::json small =
-      task_of("conv2d_nchwc:N=1,C=960,H=7,W=7,K=160,R=1,S=1,in_block=16,out_block=16", avx512)
-          ->default_config()
-          .to_json()["knobs"];
+  nlohmann::json small = task_of("conv2d_nchwc:N=1,C=960,H=7,W=7,K=160,R=1,S=1,in_block=16,out_block=16", avx512)
+                             ->default_config()
+                             .to_json()["knobs"];
   EXPECT_EQ(small["tile_q"], 7);
   EXPECT_EQ(small["outer_order"], "p_k");
   EXPECT_EQ(small["unroll_ci"], true);
@@ -95,12 +97,12 @@ TEST(NchwcTemplate, PointwiseDefaultTileOnAvx512) {
 // The plain conv of x and w, blocked, equals the blocked conv of the packed arrays: the
 // packing puts every weight where the blocked kernel reads it, and the zero tails keep
 // the padded channels out of the real ones.
-void expect_packing_matches_plain(int64_t C, int64_t K, int64_t block, bool depthwise) {
+void expect_packing_matches_plain(int64_t C, int64_t K, int64_t block, bool depthwise, int64_t groups = 1) {
   int64_t H = 9, W = 8, R = 3, S = 3;
   ops::Window2d window;
   window.padding = ops::Padding2d::uniform(1);
   NDArray x = NDArray::random({1, C, H, W}, DataType::float32(), 11);
-  NDArray w = NDArray::random(depthwise ? std::vector<int64_t>{C, 1, R, S} : std::vector<int64_t>{K, C, R, S},
+  NDArray w = NDArray::random(depthwise ? std::vector<int64_t>{C, 1, R, S} : std::vector<int64_t>{K, C / groups, R, S},
                               DataType::float32(), 12);
   int64_t out_channels = depthwise ? C : K;
   NDArray plain = NDArray::zeros({1, out_channels, H, W}, DataType::float32());
@@ -108,17 +110,19 @@ void expect_packing_matches_plain(int64_t C, int64_t K, int64_t block, bool dept
     ops::reference::depthwise_conv2d(x.data_as<float>(), w.data_as<float>(), plain.data_as<float>(), x.shape(),
                                      w.shape(), window, ops::Layout::NCHW);
   } else {
-    ops::reference::conv2d(x.data_as<float>(), w.data_as<float>(), plain.data_as<float>(), x.shape(), w.shape(),
-                           window, 1, ops::Layout::NCHW);
+    ops::reference::conv2d(x.data_as<float>(), w.data_as<float>(), plain.data_as<float>(), x.shape(), w.shape(), window,
+                           groups, ops::Layout::NCHW);
   }
   std::string workload =
       depthwise ? str("depthwise_conv2d_nchwc:N=1,C=", C, ",H=", H, ",W=", W, ",R=3,S=3,pad=1,block=", block)
-                : str("conv2d_nchwc:N=1,C=", C, ",H=", H, ",W=", W, ",K=", K, ",R=3,S=3,pad=1,in_block=", block,
-                      ",out_block=", block);
+                : str(groups > 1 ? "group_conv2d_nchwc" : "conv2d_nchwc", ":N=1,C=", C, ",H=", H, ",W=", W, ",K=", K,
+                      ",R=3,S=3,pad=1,in_block=", block, ",out_block=", block,
+                      groups > 1 ? str(",groups=", groups) : std::string());
   std::unique_ptr<Task> task = task_of(workload);
   BuildResult built = build({task->apply(task->default_config()).func()}, template_testing::host());
   NDArray blocked_x = ops::block_channels(x, block);
-  NDArray packed = depthwise ? ops::pack_depthwise_weight_nchwc(w, block) : ops::pack_conv_weight_nchwc(w, block, block);
+  NDArray packed =
+      depthwise ? ops::pack_depthwise_weight_nchwc(w, block) : ops::pack_conv_weight_nchwc(w, block, block, groups);
   NDArray blocked_y = ops::block_channels(plain, block);
   NDArray y = NDArray::random(blocked_y.shape(), DataType::float32(), 13);  // overwritten in full
   built.module->get_function(task->op().func.name)(std::vector<NDArray*>{&blocked_x, &packed, &y});
@@ -133,6 +137,24 @@ TEST(NchwcPacking, BlockedConvOfPackedArraysIsThePlainConv) {
   expect_packing_matches_plain(20, 24, 16, false);
   expect_packing_matches_plain(16, 8, 8, false);
   expect_packing_matches_plain(12, 12, 8, true);
+}
+
+// Grouped: two groups per block (the packed weight zero between them), a tail of 8 lanes
+// past 24 channels, groups of whole blocks, more output than input channels per group.
+TEST(NchwcPacking, GroupedConvOfPackedArraysIsThePlainGroupedConv) {
+  expect_packing_matches_plain(24, 24, 16, false, 3);
+  expect_packing_matches_plain(24, 24, 8, false, 6);
+  expect_packing_matches_plain(32, 32, 8, false, 2);
+  expect_packing_matches_plain(16, 32, 8, false, 2);
+}
+
+TEST(NchwcPacking, BlockGroupsOfGroupedConvs) {
+  EXPECT_EQ(ops::nchwc_block_groups(64, 64, 1, 16, 16), 1);
+  EXPECT_EQ(ops::nchwc_block_groups(64, 64, 2, 16, 16), 2);     // a group is two blocks
+  EXPECT_EQ(ops::nchwc_block_groups(104, 104, 13, 16, 16), 7);  // two groups of 8 per block, a tail
+  EXPECT_EQ(ops::nchwc_block_groups(24, 24, 2, 8, 8), 0);       // groups of 12 straddle blocks of 8
+  EXPECT_EQ(ops::nchwc_block_groups(16, 32, 4, 8, 8), 0);       // 4 in, 8 out per group: blocks differ
+  EXPECT_EQ(ops::nchwc_block_groups(24, 20, 3, 8, 8), 0);       // K not divisible
 }
 
 TEST(NchwcPacking, ConversionsRoundTripAndZeroTheTail) {

@@ -142,6 +142,11 @@ TEST(ImpossibleShapes, ChannelsNotDivisibleByGroups) {
                   "conv2d: C=6 channels are not divisible by groups=4");
   EXPECT_CONTAINS(workload_error("conv2d:N=1,C=4,H=4,W=4,K=6,R=1,S=1,groups=4"),
                   "conv2d: the weight's 6 output channels are not divisible by groups=4");
+  EXPECT_CONTAINS(workload_error("group_conv2d_nchwc:N=1,C=24,H=4,W=4,K=24,R=3,S=3,in_block=8,out_block=8,groups=2"),
+                  "group_conv2d_nchwc: groups of 12 input and 12 output channels do not line up with in_block=8 and "
+                  "out_block=8; each group must be whole blocks, or each block whole groups");
+  EXPECT_CONTAINS(workload_error("group_conv2d_nchwc:N=1,C=24,H=4,W=4,K=20,R=1,S=1,in_block=8,out_block=8,groups=3"),
+                  "group_conv2d_nchwc: C=24 and K=20 channels are not both divisible by groups=3");
 }
 
 TEST(ImpossibleShapes, PoolPaddingAsLargeAsTheKernel) {

@@ -315,6 +315,64 @@ TEST(NchwcLayout, ASqueezeExciteScaleMultipliesTheBlockedMap) {
   expect_blocked_matches_plain(se_block(24), Target::parse("llvm -mcpu=native"));
 }
 
+// RegNet's and ResNeXt's block: 1x1 conv -> relu -> grouped 3x3 conv (group width gw,
+// stride 2) -> relu -> 1x1 conv. Groups lined up with the blocks stay blocked (one
+// conversion in, one out); groups that straddle a block, or more than four to a block,
+// convert around the grouped conv.
+Graph grouped_block(int64_t width, int64_t group_width) {
+  Graph g;
+  g.name = "grouped";
+  ValueId x = g.add_input("x", TensorType{{1, 8, 8, 8}, f32});
+  ValueId w1 = g.add_constant("w1", NDArray::random({width, 8, 1, 1}, f32, 1));
+  ValueId wg = g.add_constant("wg", NDArray::random({width, group_width, 3, 3}, f32, 2));
+  ValueId bg = g.add_constant("bg", NDArray::random({width}, f32, 3));
+  ValueId w2 = g.add_constant("w2", NDArray::random({8, width, 1, 1}, f32, 4));
+  g.add_node("conv1", "Conv", {}, {x, w1}, {"c1"});
+  g.add_node("relu1", "Relu", {}, {g.find("c1")}, {"r1"});
+  Attributes grouped = conv3x3();
+  grouped.set("group", width / group_width);
+  grouped.set("strides", std::vector<int64_t>{2, 2});
+  g.add_node("gconv", "Conv", grouped, {g.find("r1"), wg, bg}, {"cg"});
+  g.add_node("relu2", "Relu", {}, {g.find("cg")}, {"r2"});
+  g.add_node("conv2", "Conv", {}, {g.find("r2"), w2}, {"y"});
+  g.mark_output(g.find("y"));
+  infer_types(g);
+  g.verify();
+  return g;
+}
+
+TEST(NchwcLayout, GroupedConvsLinedUpWithTheBlocksStayBlocked) {
+  for (auto [width, group_width] : {std::pair<int64_t, int64_t>{24, 8}, {24, 4}, {32, 16}}) {
+    SCOPED_TRACE(str("width ", width, ", group width ", group_width));
+    Graph g = grouped_block(width, group_width);
+    LayoutReport report = optimize_graph(g, {.nchwc_block = 8});
+    EXPECT_EQ(report.blocked_convs, 3);
+    EXPECT_EQ(report.conversions.size(), 2u);
+    EXPECT_EQ(op_counts(g).count("Conv"), 0u);
+    expect_blocked_matches_plain(grouped_block(width, group_width), Target::parse("llvm -mcpu=haswell"));
+  }
+  // Under blocks of 16: two groups of 8 to a block, 24 channels (a tail of 8).
+  Graph g = grouped_block(24, 8);
+  EXPECT_EQ(optimize_graph(g, {.nchwc_block = 16}).blocked_convs, 3);
+  expect_blocked_matches_plain(grouped_block(24, 8), Target::parse("llvm -mcpu=haswell"), 1e-5,
+                               parse_layout_choice("nchw16c"));
+}
+
+TEST(NchwcLayout, GroupedConvsAcrossBlocksConvertAroundThem) {
+  // Out and back in around the grouped conv, out for y; in for conv1 where its 8 input
+  // channels are a block (under 16 it reads the plain input).
+  for (auto [width, group_width, block, conversions] :
+       {std::tuple<int64_t, int64_t, int64_t, size_t>{24, 12, 8, 4}, {16, 2, 16, 3}}) {
+    SCOPED_TRACE(str("width ", width, ", group width ", group_width, ", block ", block));
+    Graph g = grouped_block(width, group_width);
+    LayoutReport report = optimize_graph(g, {.nchwc_block = block});
+    EXPECT_EQ(report.blocked_convs, 2);
+    EXPECT_EQ(op_counts(g)["Conv"], 1);
+    EXPECT_EQ(report.conversions.size(), conversions);
+  }
+  expect_blocked_matches_plain(grouped_block(24, 12), Target::parse("llvm -mcpu=haswell"));
+}
+
 // The plan marks the kernels that convert and says where; the blocked convs are tuning
 // tasks of their own workloads.
 TEST(NchwcLayout, ThePlanCountsItsConversions) {

@@ -162,8 +162,7 @@ TEST(ExtractTasks, BatchedMatMulsAreMatmulOrBatchMatmul) {
   std::vector<ExtractedTask> tasks = extract_tasks(g, Target::parse("llvm"));
   ASSERT_EQ(tasks.size(), 2u);
   EXPECT_EQ(tasks[0].workload.to_string(), "matmul:M=16,N=48,K=32,transpose_a=0,transpose_b=0,dtype=float32");
-  EXPECT_EQ(tasks[1].workload.to_string(),
-            "batch_matmul:B=4,M=16,N=16,K=8,transpose_a=0,transpose_b=0,dtype=float32");
+  EXPECT_EQ(tasks[1].workload.to_string(), "batch_matmul:B=4,M=16,N=16,K=8,transpose_a=0,transpose_b=0,dtype=float32");
   // Run through their tasks' kernels, they give what the unfused graph gives.
   std::map<std::string, NDArray> inputs = {{"x", NDArray::random({1, 16, 32}, f32, 2)},
                                            {"q", NDArray::random({1, 4, 16, 8}, f32, 3)},
@@ -178,7 +177,6 @@ TEST(ExtractTasks, BatchedMatMulsAreMatmulOrBatchMatmul) {
     EXPECT_TRUE(c.ok()) << "output " << o << ": " << c.message;
   }
 }
-
 
 // Softmax and LayerNormalization anchor their groups, as does a Transpose no injective
 // chain takes in: each is a task of its op, which no template serves (the auto-scheduler
@@ -226,22 +224,40 @@ TEST(ExtractTasks, RowReductionsAndTransposesAreTasksOfTheirOps) {
 }
 
 TEST(ExtractTasks, AWorkloadNoTemplateServesIsSkipped) {
-  // A grouped (not depthwise) convolution: the conv2d template serves groups=1 only.
+  // A grouped (not depthwise) convolution whose groups of 6 channels do not line up with
+  // the blocks of 4 (a 128-bit vector): it stays plain, and the conv2d template serves
+  // groups=1 only.
   Graph g;
-  ValueId x = g.add_input("x", TensorType{{1, 8, 8, 8}, f32});
+  ValueId x = g.add_input("x", TensorType{{1, 12, 8, 8}, f32});
   Attributes grouped = conv3x3_attrs();
   grouped.set("group", int64_t{2});
-  g.add_node("grouped", "Conv", grouped, {x, g.add_constant("w", NDArray::random({8, 4, 3, 3}, f32, 1))}, {"c"});
+  g.add_node("grouped", "Conv", grouped, {x, g.add_constant("w", NDArray::random({12, 6, 3, 3}, f32, 1))}, {"c"});
   g.mark_output(g.find("c"));
   infer_types(g);
   std::vector<std::string> skipped;
   EXPECT_TRUE(extract_tasks(g, Target::parse("llvm"), &skipped).empty());
   ASSERT_EQ(skipped.size(), 1u);
-  EXPECT_NE(skipped[0].find("node 'grouped' (Conv): conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride=1,pad=1,dilation=1,"
+  EXPECT_NE(skipped[0].find("node 'grouped' (Conv): conv2d:N=1,C=12,H=8,W=8,K=12,R=3,S=3,stride=1,pad=1,dilation=1,"
                             "groups=2"),
             std::string::npos)
       << skipped[0];
   EXPECT_NE(skipped[0].find("groups=1 only"), std::string::npos) << skipped[0];
+}
+
+TEST(ExtractTasks, AGroupedConvLinedUpWithTheBlocksIsABlockedTask) {
+  // RegNet's group width of 8 under AVX2's blocks of 8: each block is one group.
+  Graph g;
+  ValueId x = g.add_input("x", TensorType{{1, 24, 8, 8}, f32});
+  Attributes grouped = conv3x3_attrs();
+  grouped.set("group", int64_t{3});
+  g.add_node("grouped", "Conv", grouped, {x, g.add_constant("w", NDArray::random({24, 8, 3, 3}, f32, 1))}, {"c"});
+  g.mark_output(g.find("c"));
+  infer_types(g);
+  std::vector<ExtractedTask> tasks = extract_tasks(g, Target::parse("llvm -mcpu=haswell"));
+  ASSERT_EQ(tasks.size(), 1u);
+  EXPECT_EQ(tasks[0].workload.to_string(),
+            "group_conv2d_nchwc:N=1,C=24,H=8,W=8,K=24,R=3,S=3,stride=1,pad=1,dilation=1,in_block=8,out_block=8,"
+            "groups=3,dtype=float32");
 }
 
 // With the block open on an AVX-512 target the tasks are those of both blocks, 16 (the

@@ -93,6 +93,7 @@ TEST(OpTable, ListsEveryOpWithADocAndUsage) {
                                              "fused_conv2d",
                                              "depthwise_conv2d",
                                              "conv2d_nchwc",
+                                             "group_conv2d_nchwc",
                                              "depthwise_conv2d_nchwc",
                                              "conv2d_winograd_nchwc",
                                              "max_pool2d",
