@@ -575,6 +575,17 @@ std::vector<ParamSpec> concat_keys(std::vector<ParamSpec> a, const std::vector<P
   return a;
 }
 
+// The keys of a conv in the blocked layout (conv2d_nchwc and group_conv2d_nchwc), then `extra`.
+std::vector<ParamSpec> nchwc_conv_keys(const std::vector<ParamSpec>& extra) {
+  using K = ParamKind;
+  return concat_keys(
+      concat_keys(image_keys(), {required_key("K", K::Positive), required_key("R", K::Positive),
+                                 required_key("S", K::Positive), defaulted_key("stride", K::Pair, "1"),
+                                 defaulted_key("pad", K::Pads, "0"), defaulted_key("dilation", K::Pair, "1"),
+                                 required_key("in_block", K::Positive), required_key("out_block", K::Positive)}),
+      concat_keys(extra, {float_only()}));
+}
+
 std::vector<OpSpec> build_table() {
   using K = ParamKind;
   const std::vector<ParamSpec> matmul_flags = {defaulted_key("transpose_a", K::Bool, "0"),
@@ -620,22 +631,12 @@ std::vector<OpSpec> build_table() {
       {"conv2d_nchwc",
        "conv2d in the blocked layout: input [N,C/in_block,H,W,in_block] (NCHW when in_block=1), weight "
        "[K/out_block,C/in_block,R,S,in_block,out_block], output [N,K/out_block,P,Q,out_block]",
-       concat_keys(image_keys(), {required_key("K", K::Positive), required_key("R", K::Positive),
-                                  required_key("S", K::Positive), defaulted_key("stride", K::Pair, "1"),
-                                  defaulted_key("pad", K::Pads, "0"), defaulted_key("dilation", K::Pair, "1"),
-                                  required_key("in_block", K::Positive), required_key("out_block", K::Positive),
-                                  float_only()}),
-       instantiate_conv2d_nchwc},
+       nchwc_conv_keys({}), instantiate_conv2d_nchwc},
       {"group_conv2d_nchwc",
        "grouped conv2d in the blocked layout, its groups lined up with the blocks (each group whole blocks, or each "
        "block whole groups of as many input as output channels): input [N,C/in_block,H,W,in_block], weight "
        "[K/out_block,C/in_block/block_groups,R,S,in_block,out_block]",
-       concat_keys(image_keys(), {required_key("K", K::Positive), required_key("R", K::Positive),
-                                  required_key("S", K::Positive), defaulted_key("stride", K::Pair, "1"),
-                                  defaulted_key("pad", K::Pads, "0"), defaulted_key("dilation", K::Pair, "1"),
-                                  required_key("in_block", K::Positive), required_key("out_block", K::Positive),
-                                  required_key("groups", K::Positive), float_only()}),
-       instantiate_conv2d_nchwc},
+       nchwc_conv_keys({required_key("groups", K::Positive)}), instantiate_conv2d_nchwc},
       {"depthwise_conv2d_nchwc",
        "depthwise conv2d (multiplier 1) in the blocked layout: input [N,C/block,H,W,block], weight "
        "[C/block,R,S,block]",
