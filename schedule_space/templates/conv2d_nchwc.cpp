@@ -13,7 +13,8 @@
 //                both split by rows, as the depthwise template always does, each thread
 //                reads in a model the rows of the activation it wrote in the kernel
 //                before -- data another core wrote a moment ago streams in at about a
-//                third of the rate of its own, 43 vs 130 GB/s on Zen 4)
+//                third of the rate of its own, 43 vs 130 GB/s on Zen 4; k_p where the
+//                weight outweighs the input, see default_conv2d_nchwc)
 //   unroll_rx    the kernel-column loop unrolled or not
 //   unroll_ci    the loop over the lanes of an input block unrolled or not
 //   pad          the padded input computed by a parallel stage of its own ("root") or
@@ -100,6 +101,20 @@ Schedule apply_conv2d_nchwc(const Config& c, const ops::OpInstance& op, const op
   return s;
 }
 
+// The fewest channel blocks (a divisor of the output's blocks, registers permitting) that
+// give a tile of tile_q columns 8 accumulators, enough to hide the FMA latency (2 pipes x 4
+// cycles on Zen 4); else the most that fit.
+int64_t blocks_hiding_latency(int64_t tile_q, const BlockedShape& b, const Target& target) {
+  int lanes = vector_lanes(target);
+  int64_t tile_kb = 1;
+  for (int64_t d : divisors_up_to(b.out_blocks, kMaxVectorsK * lanes / b.out_block)) {
+    if (registers_used(tile_q, d * b.out_block, lanes) > vector_registers(target)) break;
+    tile_kb = d;
+    if (tile_q * d >= kMinAccumulators) break;
+  }
+  return tile_kb;
+}
+
 Config default_conv2d_nchwc(const ConfigSpace& space, const ops::OpInstance& op, const ops::Workload& w,
                             const Target& target) {
   int lanes = vector_lanes(target);
@@ -115,31 +130,39 @@ Config default_conv2d_nchwc(const ConfigSpace& space, const ops::OpInstance& op,
   // per tile: tuning's choices for the stems of ResNet-18 and -50 and of MobileNetV2
   // (2x the default's speed there).
   bool stem = w.get_int("in_block") == 1;
-  if (w.op == "group_conv2d_nchwc") {
-    // Each block's reduction is short (one group's channels) and a tile spanning groups
-    // shares no broadcast between its blocks: take up to 14 columns, then blocks until 8
-    // accumulators hide the FMA latency (2 pipes x 4 cycles on Zen 4). RegNet's 3x3
-    // layers of groups of 8 (Zen 4): 1.15-1.2x the conv2d_nchwc default's tile, about
-    // half the speed of oneDNN's grouped blocked kernel.
-    tile_q = largest_divisor_up_to(b.Q, kPointwiseMaxColumns);
-    tile_kb = 1;
-    for (int64_t d : divisors_up_to(b.out_blocks, kMaxVectorsK * lanes / b.out_block)) {
-      if (registers_used(tile_q, d * b.out_block, lanes) > vector_registers(target)) break;
-      tile_kb = d;
-      if (tile_q * d >= kMinAccumulators) break;
-    }
-  }
+  bool grouped = w.op == "group_conv2d_nchwc";
+  int64_t groups = grouped ? w.get_int("groups") : 1;
   std::string pad = "root";
-  std::string outer_order = "p_k";  // rows first: see the knob's comment above
+  // Rows first (see the knob's comment above), but for a 1x1 conv whose weight outweighs
+  // its input 8 times over (a classifier conv on a 3x3 map, MobileNetV2's 1x1 convs to 960
+  // and 1280 channels on 7x7) channel-block tiles first: rows first, each thread reads the
+  // whole weight once per row it owns; tiles first, half of it once (SqueezeNet's
+  // classifier, 512 -> 1000 on 3x3, Zen 4: 0.82x the time). A 3x3 conv keeps rows first
+  // (ResNet's 512 channels on 7x7 ran 1.15x slower tiles first).
+  bool one_by_one = w.get_int("R") == 1 && w.get_int("S") == 1;
+  int64_t weight_elements = w.get_int("K") * (w.get_int("C") / groups);
+  int64_t input_elements = w.get_int("C") * w.get_int("H") * w.get_int("W");
+  std::string outer_order = !stem && one_by_one && weight_elements >= 8 * input_elements ? "k_p" : "p_k";
   bool unroll_ci = false;
-  if (!stem && w.get_int("R") == 1 && w.get_int("S") == 1 && w.get_int("stride") == 1) {
+  if (grouped) {
+    // Each block's reduction is short (one group's channels) and a tile spanning groups
+    // shares no broadcast between its blocks: up to 14 columns, then blocks until the
+    // accumulators hide the FMA latency. RegNet's 3x3 layers of groups of 8 (Zen 4):
+    // 1.15-1.2x the conv2d_nchwc default's tile, about half the speed of oneDNN's
+    // grouped blocked kernel.
+    tile_q = largest_divisor_up_to(b.Q, kPointwiseMaxColumns);
+    tile_kb = blocks_hiding_latency(tile_q, b, target);
+  } else if (!stem && w.get_int("R") == 1 && w.get_int("S") == 1 && w.get_int("stride") == 1) {
     // Pointwise: one block of channels by up to 14 columns, and on 7x7 maps the input
     // block's lanes unrolled: tuning's choice on most 1x1 layers of MobileNetV2 and
     // ResNet-50 (Zen 4, weights cold: up to 1.9x the two-block default on 7x7 and 28x28;
-    // the strided 1x1 projections kept the two-block tile).
+    // the strided 1x1 projections kept the two-block tile). On maps of 4 columns or
+    // fewer (a squeeze-excite conv on 1x1, a classifier on 3x3) one block leaves too few
+    // accumulators: more blocks there.
     tile_kb = 1;
     tile_q = largest_divisor_up_to(b.Q, kPointwiseMaxColumns);
     unroll_ci = b.Q <= 7;
+    if (tile_q <= 4) tile_kb = blocks_hiding_latency(tile_q, b, target);
   } else if (stem && w.get_int("R") * w.get_int("S") >= 25) {
     if (wide_registers && b.out_blocks % 4 == 0 && b.out_block == lanes) {
       tile_kb = 4;

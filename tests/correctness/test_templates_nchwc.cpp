@@ -94,6 +94,25 @@ TEST(NchwcTemplate, PointwiseDefaultTileOnAvx512) {
   EXPECT_EQ(strided["tile_kb"], 2);
 }
 
+// A 1x1 conv whose weight outweighs its input (a classifier on a 3x3 map) splits its
+// threads by channel blocks, each reading half the weight; on 3 columns it takes blocks
+// until 8 accumulators hide the FMA latency; a squeeze-excite conv on a 1x1 map as well. A
+// 3x3 conv keeps rows first, and so does a 1x1 conv on a large map.
+TEST(NchwcTemplate, SmallMapDefaultsOnAvx512) {
+  Target avx512 = Target::parse("llvm -mcpu=skylake-avx512");
+  auto knobs = [&](const std::string& w) { return task_of(w, avx512)->default_config().to_json()["knobs"]; };
+  nlohmann::json classifier = knobs("conv2d_nchwc:N=1,C=512,H=3,W=3,K=1008,R=1,S=1,in_block=16,out_block=16");
+  EXPECT_EQ(classifier["outer_order"], "k_p");
+  EXPECT_EQ(classifier["tile_q"], 3);
+  EXPECT_EQ(classifier["tile_kb"], 3);  // 63 blocks: 3 x 3 accumulators
+  nlohmann::json excite = knobs("conv2d_nchwc:N=1,C=104,H=1,W=1,K=64,R=1,S=1,in_block=16,out_block=16");
+  EXPECT_EQ(excite["tile_q"], 1);
+  EXPECT_EQ(excite["tile_kb"], 4);  // at most four vectors of channels
+  EXPECT_EQ(knobs("conv2d_nchwc:N=1,C=512,H=7,W=7,K=512,R=3,S=3,pad=1,in_block=16,out_block=16")["outer_order"],
+            "p_k");
+  EXPECT_EQ(knobs("conv2d_nchwc:N=1,C=64,H=56,W=56,K=256,R=1,S=1,in_block=16,out_block=16")["outer_order"], "p_k");
+}
+
 // The plain conv of x and w, blocked, equals the blocked conv of the packed arrays: the
 // packing puts every weight where the blocked kernel reads it, and the zero tails keep
 // the padded channels out of the real ones.
