@@ -6,6 +6,8 @@
 #include "compiler/ir/verifier.h"
 #include "compiler/lower/compact_buffers.h"
 #include "compiler/lower/flatten_buffers.h"
+#include "compiler/lower/guard_padded_taps.h"
+#include "compiler/lower/hoist_guards.h"
 #include "compiler/lower/lower_blocks.h"
 #include "compiler/lower/lower_cross_thread_reduction.h"
 #include "compiler/lower/partition_loops.h"
@@ -55,6 +57,12 @@ PrimFunc lower(const PrimFunc& input, const LowerOptions& opts) {
   // passes after it rewrite each allocation within its own scope.
   f = simplify(f);
   log("simplify", f);
+  // A padded tap's guard, lifted above the loops it does not depend on (the vectorized
+  // lanes among them), is one partition_loops can split the window's loops by.
+  f = guard_padded_taps(f);
+  log("guard_padded_taps", f);
+  f = hoist_guards(f);
+  log("hoist_guards", f);
   f = partition_loops(f);
   log("partition_loops", f);
   // Remainder loops of one iteration collapse and their guards are decided, leaving
@@ -72,6 +80,9 @@ PrimFunc lower(const PrimFunc& input, const LowerOptions& opts) {
   // Ramps and broadcasts of vectorization fold, and the constants of unrolled copies.
   f = simplify(f);
   log("simplify", f);
+  // The unrolled copies' guards of one condition (a conv's window row) become one.
+  f = hoist_guards(f);
+  log("hoist_guards", f);
   // Sizes are constants now that buffers are compacted and simplified.
   f = storage_rewrite(f);
   log("storage_rewrite", f);

@@ -149,6 +149,11 @@ class LoopPartitioner : public AnalyzingMutator {
       guard = finder.found;
     }
     if (!guard) return std::nullopt;
+    // A parallel loop's head would run as a parallel region of its own, on one thread
+    // (a conv's first output row, whose taps reach into the padding): its threads keep
+    // the guard instead, and the loops inside are partitioned. A tail (a split that does
+    // not divide) is partitioned, so that the main part's inner loops vectorize.
+    if (op->for_kind == ForKind::Parallel && guard->lo > min) return std::nullopt;
     std::vector<Stmt> parts;
     if (guard->lo > min) parts.push_back(mutate(piece(op, op->body, min, guard->lo - 1, true)));
     Stmt main_body = GuardRemover(*guard).mutate(op->body);

@@ -12,7 +12,8 @@
 // The remainders (before lo, after hi) keep the guard and are partitioned again, so the
 // inner loop of the tail above splits at ii = 4 in turn. Loops with non-constant bounds,
 // thread-bound loops, and conditions that are not linear in v are left alone (the
-// predicate stays).
+// predicate stays). A parallel loop is partitioned only where its guard holds from its
+// first iteration on (a tail): a head would run on one thread.
 // Guarantees: the same statements run for the same iterations, in the same order. An
 // Allocate inside the loop is copied into each part, so one buffer may then be allocated
 // at several places, each enclosing the uses in its part.

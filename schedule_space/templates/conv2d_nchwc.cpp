@@ -17,8 +17,13 @@
 //                weight outweighs the input, see default_conv2d_nchwc)
 //   unroll_rx    the kernel-column loop unrolled or not
 //   unroll_ci    the loop over the lanes of an input block unrolled or not
-//   pad          the padded input computed by a parallel stage of its own ("root") or
-//                inside the parallel loop, for the rows one iteration reads ("tile")
+//   pad          the padded input computed by a parallel stage of its own ("root"),
+//                inside the parallel loop for the rows one iteration reads ("tile"), or
+//                not at all ("inline": each tap reads the input where it lies inside it;
+//                lowering turns the taps in the padding into guards, one per window row,
+//                and drops the padded columns' taps from the unrolled tile -- see
+//                guard_padded_taps.h -- so the border's multiply-adds with zeros are
+//                skipped, as oneDNN's brgconv does)
 //
 // A config is valid when the accumulators, one step's weight vectors and a broadcast fit
 // the vector registers. The default takes the conv2d template's measured choice: up to 7
@@ -61,7 +66,7 @@ void define_conv2d_nchwc(ConfigSpace& space, const ops::OpInstance& op, const op
   space.define_knob("outer_order", {"k_p", "p_k"});
   space.define_knob("unroll_rx", {false, true});
   space.define_knob("unroll_ci", {false, true});
-  space.define_knob("pad", {"root", "tile"});
+  space.define_knob("pad", {"root", "tile", "inline"});
   add_register_tile_constraint(space, "tile_q", "tile_kb", b.out_block, target);
 }
 
@@ -132,7 +137,10 @@ Config default_conv2d_nchwc(const ConfigSpace& space, const ops::OpInstance& op,
   bool stem = w.get_int("in_block") == 1;
   bool grouped = w.op == "group_conv2d_nchwc";
   int64_t groups = grouped ? w.get_int("groups") : 1;
-  std::string pad = "root";
+  // The padding inline: on ResNet-18's 3x3 layers (Zen 4, 2 threads) 1.22x the root
+  // stage's speed on 7x7, where 18% of the taps fall in the padding, and 0.91-0.98x
+  // oneDNN's brgconv on the strided and stem layers, which ran 0.73-0.94x with a root stage.
+  std::string pad = "inline";
   // Rows first (see the knob's comment above), but for a 1x1 conv whose weight outweighs
   // its input 8 times over (a classifier conv on a 3x3 map, MobileNetV2's 1x1 convs to 960
   // and 1280 channels on 7x7) channel-block tiles first: rows first, each thread reads the

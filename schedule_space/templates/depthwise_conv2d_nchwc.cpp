@@ -20,8 +20,9 @@
 // Valid configs keep the accumulators, a weight and an input vector in the registers. The
 // default is what tuning chose on nearly every MobileNetV2 layer (Zen 4, 2 threads): one
 // row of the widest column tile up to 14 that divides Q, the padding inlined into the
-// window's loads (a select per vector: its condition is the pixel's, not the lane's), the
-// window unrolled.
+// window's loads (lowering makes its condition, the pixel's and not the lane's, a guard per
+// window row and drops the taps of padded columns: guard_padded_taps.h), the window
+// unrolled.
 #include "compiler/ops/shape.h"
 #include "schedule_space/cpu_templates.h"
 #include "schedule_space/templates/data_stage.h"

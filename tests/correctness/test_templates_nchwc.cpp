@@ -5,6 +5,8 @@
 // block.
 #include <gtest/gtest.h>
 
+#include "compiler/ir/functor.h"
+#include "compiler/lower/lower.h"
 #include "compiler/ops/nchwc.h"
 #include "compiler/ops/reference.h"
 #include "correctness/template_test_util.h"
@@ -108,9 +110,34 @@ TEST(NchwcTemplate, SmallMapDefaultsOnAvx512) {
   nlohmann::json excite = knobs("conv2d_nchwc:N=1,C=104,H=1,W=1,K=64,R=1,S=1,in_block=16,out_block=16");
   EXPECT_EQ(excite["tile_q"], 1);
   EXPECT_EQ(excite["tile_kb"], 4);  // at most four vectors of channels
-  EXPECT_EQ(knobs("conv2d_nchwc:N=1,C=512,H=7,W=7,K=512,R=3,S=3,pad=1,in_block=16,out_block=16")["outer_order"],
-            "p_k");
+  EXPECT_EQ(knobs("conv2d_nchwc:N=1,C=512,H=7,W=7,K=512,R=3,S=3,pad=1,in_block=16,out_block=16")["outer_order"], "p_k");
   EXPECT_EQ(knobs("conv2d_nchwc:N=1,C=64,H=56,W=56,K=256,R=1,S=1,in_block=16,out_block=16")["outer_order"], "p_k");
+}
+
+// The default reads the padding inline, and lowering skips the taps that fall in it: no
+// select is left, one guard per window row (the rows' taps depend on the parallel
+// loop), and of the 7 columns x 3 window columns of each row's taps the 2 padded ones
+// are gone from the unrolled tile -- 19 of 21 -- while the kernel stays correct. The
+// parallel loop over the rows stays one loop (partitioned, its border rows would run on
+// one thread).
+TEST(NchwcTemplate, PaddedTapsAreSkipped) {
+  const char* w = "conv2d_nchwc:N=1,C=32,H=7,W=7,K=32,R=3,S=3,pad=1,in_block=16,out_block=16";
+  std::unique_ptr<Task> task = task_of(w, Target::parse("llvm -mcpu=skylake-avx512"));
+  Config c = task->default_config();
+  EXPECT_EQ(c.knob_string("pad"), "inline");
+  PrimFunc f = lower(task->apply(c).func());
+  int selects = 0, guards = 0, fmas = 0;
+  post_order_visit(f.body, [&](const Node* n) {
+    selects += n->kind == NodeKind::Select;
+    guards += n->kind == NodeKind::IfThenElse;
+    fmas += n->kind == NodeKind::Mul && static_cast<const ExprNode*>(n)->dtype.is_float();
+  });
+  EXPECT_EQ(selects, 0) << f;
+  EXPECT_EQ(guards, 1) << f;
+  // The input lanes' loop (rci) is not unrolled: one step's taps, 19 per block of the tile.
+  EXPECT_FALSE(c["unroll_ci"].get<bool>());
+  EXPECT_EQ(fmas, 19 * c.knob_int("tile_kb")) << f;
+  expect_correct(*task, c);
 }
 
 // The plain conv of x and w, blocked, equals the blocked conv of the packed arrays: the

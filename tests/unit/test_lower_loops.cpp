@@ -1,8 +1,12 @@
-// The loop passes: partition_loops, vectorize_loops, unroll_loops.
+// The loop passes: guard_padded_taps and hoist_guards, partition_loops, vectorize_loops,
+// unroll_loops.
 #include <gtest/gtest.h>
 
+#include "compiler/ir/functor.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
+#include "compiler/lower/guard_padded_taps.h"
+#include "compiler/lower/hoist_guards.h"
 #include "compiler/lower/partition_loops.h"
 #include "compiler/lower/simplify.h"
 #include "compiler/lower/unroll_loops.h"
@@ -23,6 +27,116 @@ PrimFunc split_scale(ForKind inner_kind) {
   Stmt body = make_for(io, 0, 13, ForKind::Parallel,
                        make_for(ii, 0, 8, inner_kind, if_then_else(i < 100, store(B, load(A, {i}) * 2.0f, {i}))));
   return PrimFunc{"scale", {A, B}, body};
+}
+
+// A 1-D conv of 7 outputs, a 3-tap window and inlined padding of 1 on both sides, for 2
+// rows (the guard's other variable): out[y][o] += pad(in)[y + r - 1][o + s - 1] * w[s].
+// The innermost loop runs over a 4-lane channel vector (kind: vectorized or serial).
+PrimFunc padded_conv(ForKind lane_kind, bool lane_in_guard = false) {
+  Buffer in("in", DataType::float32(), {2, 7, 4});
+  Buffer w("w", DataType::float32(), {3, 4});
+  Buffer out("out", DataType::float32(), {2, 7, 4});
+  Var y("y"), r("r"), o("o"), s("s"), c("c");
+  Expr row = y + r - 1, col = o + s - 1;
+  Expr inside = row >= 0 && row < 2 && col >= 0 && col < 7;
+  if (lane_in_guard) inside = inside && c < 3;
+  Expr tap = select(inside, load(in, {min(max(row, 0), 1), min(max(col, 0), 6), c}), 0.0f);
+  Stmt acc = store(out, load(out, {y, o, c}) + tap * load(w, {s, c}), {y, o, c});
+  Stmt body = make_for(y, 0, 2, ForKind::Parallel,
+                       make_for(r, 0, 3, ForKind::Serial,
+                                make_for(s, 0, 3, ForKind::Serial,
+                                         make_for(o, 0, 7, ForKind::Serial, make_for(c, 0, 4, lane_kind, acc)))));
+  return PrimFunc{"conv", {in, w, out}, body};
+}
+
+int count_nodes(const PrimFunc& f, NodeKind kind) {
+  int n = 0;
+  post_order_visit(f.body, [&](const Node* node) { n += node->kind == kind; });
+  return n;
+}
+
+TEST(GuardPaddedTaps, AZeroPaddedTapBecomesAGuardedAccumulation) {
+  PrimFunc f = padded_conv(ForKind::Vectorized);
+  PrimFunc g = guard_padded_taps(f);
+  EXPECT_EQ(count_nodes(g, NodeKind::Select), 0) << g;
+  EXPECT_EQ(count_nodes(g, NodeKind::IfThenElse), 1) << g;
+  verify(g, "guard_padded_taps");
+  expect_same_results(f, g);
+}
+
+TEST(GuardPaddedTaps, AGuardPerLaneOrReadingABufferStaysASelect) {
+  PrimFunc per_lane = padded_conv(ForKind::Vectorized, /*lane_in_guard=*/true);
+  EXPECT_TRUE(guard_padded_taps(per_lane).body.same_as(per_lane.body));
+  // Serial lanes: the same guard is an ordinary branch.
+  PrimFunc serial = padded_conv(ForKind::Serial, /*lane_in_guard=*/true);
+  EXPECT_EQ(count_nodes(guard_padded_taps(serial), NodeKind::Select), 0);
+  // A guard that reads a buffer, and a select whose other value is not zero.
+  Buffer a("a", DataType::float32(), {4});
+  Buffer m("m", DataType::int32(), {4});
+  Var i("i");
+  Stmt loaded = store(a, load(a, {i}) + select(load(m, {i}) > 0, 2.0f, 0.0f), {i});
+  Stmt nonzero = store(a, load(a, {i}) + select(i > 1, 2.0f, 1.0f), {i});
+  PrimFunc h{"h", {a, m}, make_for(i, 0, 4, ForKind::Serial, seq({loaded, nonzero}))};
+  EXPECT_TRUE(guard_padded_taps(h).body.same_as(h.body));
+}
+
+TEST(HoistGuards, GuardsLeaveTheLoopsTheyDoNotDependOnAndMerge) {
+  PrimFunc f = padded_conv(ForKind::Vectorized);
+  PrimFunc g = hoist_guards(guard_padded_taps(f));
+  // Above the lanes, below the column loop whose variable the guard reads.
+  EXPECT_EQ(to_string(g.body),
+            "parallel for (y, 0, 2) {\n"
+            "  for (r, 0, 3) {\n"
+            "    for (s, 0, 3) {\n"
+            "      for (o, 0, 7) {\n"
+            "        if (y + r - 1 >= 0 && y + r - 1 < 2 && o + s - 1 >= 0 && o + s - 1 < 7) {\n"
+            "          vectorized for (c, 0, 4) {\n"
+            "            out[y, o, c] = out[y, o, c] + in[min(max(y + r - 1, 0), 1), min(max(o + s - 1, 0), 6), c] "
+            "* w[s, c]\n"
+            "          }\n"
+            "        }\n"
+            "      }\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+  expect_same_results(f, g);
+  // Partitioning then splits the window's column loops where the guard is decided, and
+  // the taps in the padded columns are gone; the rows' guard stays, one per window row
+  // (the parallel loop is not split: its first row would run on one thread).
+  PrimFunc p = hoist_guards(simplify(partition_loops(simplify(g))));
+  verify(p, "partition_loops");
+  EXPECT_EQ(count_nodes(p, NodeKind::Select), 0) << p;
+  auto* rows = p.body.as<ForNode>();
+  ASSERT_TRUE(rows && rows->for_kind == ForKind::Parallel) << p;
+  auto* window_row = rows->body.as<ForNode>();
+  ASSERT_TRUE(window_row && window_row->body.as<IfThenElseNode>()) << p;
+  EXPECT_EQ(count_nodes(p, NodeKind::IfThenElse), 1) << p;
+  expect_same_results(f, p);
+  // Neighbouring guards of one condition merge, and the merged guard leaves the loop.
+  Buffer a("a", DataType::float32(), {4});
+  Var i("i"), k("k");
+  Stmt twice = make_for(i, 0, 4, ForKind::Serial,
+                        seq({if_then_else(k > 1, store(a, 1.0f, {i})), if_then_else(k > 1, store(a, 2.0f, {i}))}));
+  PrimFunc h{"h", {a}, make_for(k, 0, 3, ForKind::Serial, twice)};
+  EXPECT_EQ(to_string(hoist_guards(h).body),
+            "for (k, 0, 3) {\n"
+            "  if (k > 1) {\n"
+            "    for (i, 0, 4) {\n"
+            "      a[i] = 1.0f\n"
+            "      a[i] = 2.0f\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+  expect_same_results(h, hoist_guards(h));
+}
+
+TEST(HoistGuards, AGuardReadingABufferStays) {
+  Buffer a("a", DataType::float32(), {4});
+  Buffer m("m", DataType::int32(), {1});
+  Var i("i");
+  Stmt body = make_for(i, 0, 4, ForKind::Serial, if_then_else(load(m, {0}) > 0, store(m, 0, {0})));
+  PrimFunc f{"f", {a, m}, body};
+  EXPECT_TRUE(hoist_guards(f).body.same_as(f.body));
 }
 
 TEST(PartitionLoops, SplitsATailPredicateIntoMainAndTail) {
@@ -198,7 +312,8 @@ TEST(VectorizeLoops, ARepeatedWarningIsPrintedOnce) {
   Buffer A("A", DataType::float32(), {9});
   Buffer B("B", DataType::float32(), {9});
   Var v("v");
-  PrimFunc f{"repeated", {A, B}, make_for(v, 0, 8, ForKind::Vectorized, if_then_else(v < 5, store(B, load(A, {v}), {v})))};
+  PrimFunc f{
+      "repeated", {A, B}, make_for(v, 0, 8, ForKind::Vectorized, if_then_else(v < 5, store(B, load(A, {v}), {v})))};
   ::testing::internal::CaptureStderr();
   for (int i = 0; i < 3; ++i) vectorize_loops(f);
   std::string warnings = ::testing::internal::GetCapturedStderr();

@@ -1,0 +1,86 @@
+#include "compiler/lower/guard_padded_taps.h"
+
+#include <vector>
+
+#include "compiler/ir/functor.h"
+#include "compiler/ir/structural_equal.h"
+#include "compiler/ir/substitute.h"
+#include "compiler/lower/ir_util.h"
+
+namespace temper {
+namespace {
+
+bool reads_buffer(const Expr& e) {
+  bool found = false;
+  post_order_visit(e, [&](const Node* n) { found = found || n->kind == NodeKind::BufferLoad; });
+  return found;
+}
+
+// select(c, x, 0) as {c, x}; both undefined for anything else.
+std::pair<Expr, Expr> zero_default_select(const Expr& e) {
+  auto* s = e.as<SelectNode>();
+  if (!s || !is_const_value(s->false_value, 0)) return {};
+  return {s->condition, s->true_value};
+}
+
+bool is_load_of(const Expr& e, const BufferStoreNode* store) {
+  auto* l = e.as<BufferLoadNode>();
+  if (!l || !l->buffer.same_as(store->buffer) || l->indices.size() != store->indices.size()) return false;
+  for (size_t i = 0; i < l->indices.size(); ++i) {
+    if (!structural_equal(l->indices[i], store->indices[i], /*map_vars=*/false)) return false;
+  }
+  return true;
+}
+
+class TapGuarder : public IRMutator {
+ public:
+  using IRMutator::visit;
+
+  Stmt visit(const ForNode* op, const Stmt& self) override {
+    bool vector = op->for_kind == ForKind::Vectorized;
+    if (op->for_kind == ForKind::ThreadBinding) return self;
+    if (vector) vector_vars_.push_back(op->loop_var.get());
+    Stmt s = IRMutator::visit(op, self);
+    if (vector) vector_vars_.pop_back();
+    return s;
+  }
+
+  Stmt visit(const BufferStoreNode* op, const Stmt& self) override {
+    auto* add = op->value.as<AddNode>();
+    if (!add || op->value.dtype().lanes() != 1) return self;
+    Expr tap = is_load_of(add->a, op) ? add->b : is_load_of(add->b, op) ? add->a : Expr();
+    if (!tap.defined()) return self;
+    auto [cond, inside] = guarded_tap(tap);
+    if (!cond.defined() || cond.dtype().lanes() != 1 || reads_buffer(cond)) return self;
+    bool per_lane = uses_var_if(cond, [&](const VarNode* v) {
+      for (const VarNode* u : vector_vars_) {
+        if (u == v) return true;
+      }
+      return false;
+    });
+    if (per_lane) return self;
+    Expr acc = is_load_of(add->a, op) ? add->a : add->b;
+    return if_then_else(cond, store(op->buffer, acc + inside, op->indices));
+  }
+
+ private:
+  // The tap select(c, x, 0) [* w] as {c, x [* w]}.
+  static std::pair<Expr, Expr> guarded_tap(const Expr& tap) {
+    if (auto [c, x] = zero_default_select(tap); c.defined()) return {c, x};
+    auto* mul = tap.as<MulNode>();
+    if (!mul) return {};
+    if (auto [c, x] = zero_default_select(mul->a); c.defined()) return {c, x * mul->b};
+    if (auto [c, x] = zero_default_select(mul->b); c.defined()) return {c, mul->a * x};
+    return {};
+  }
+
+  std::vector<const VarNode*> vector_vars_;
+};
+
+}  // namespace
+
+PrimFunc guard_padded_taps(const PrimFunc& f) {
+  return TapGuarder().mutate(f);
+}
+
+}  // namespace temper
