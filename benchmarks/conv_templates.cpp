@@ -107,8 +107,7 @@ LayerData layer_data(const ops::Workload& w, const Task& task) {
   const NDArray& weight = d.plain.inputs[1];
   NDArray packed = winograd    ? ops::pack_winograd_weight_nchwc(weight, w.get_int("tile"), in_block)
                    : depthwise ? ops::pack_depthwise_weight_nchwc(weight, in_block)
-                               : ops::pack_conv_weight_nchwc(weight, in_block, out_block,
-                                                             w.op == "group_conv2d_nchwc" ? w.get_int("groups") : 1);
+                               : ops::pack_conv_weight_nchwc(weight, in_block, out_block, ops::nchwc_conv_groups(w));
   d.kernel_args = {in_block == 1 ? x : ops::block_channels(x, in_block), packed,
                    NDArray::zeros(ops::static_shape(task.op().outputs[0], w.op), DataType::float32())};
   d.plain.tolerance_of_largest = task.op().tolerance_of_largest;  // Winograd's rounding

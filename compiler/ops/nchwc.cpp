@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "compiler/ops/shape.h"
+#include "compiler/ops/workload.h"
 
 namespace temper::ops {
 
@@ -35,6 +36,10 @@ int64_t nchwc_block_groups(int64_t C, int64_t K, int64_t groups, int64_t cb, int
   if (Cg % cb == 0 && Kg % kb == 0) return groups;
   if (cb == kb && Cg == Kg && kb % Kg == 0) return channel_blocks(K, kb);
   return 0;
+}
+
+int64_t nchwc_conv_groups(const Workload& w) {
+  return w.op == "group_conv2d_nchwc" ? w.get_int("groups") : 1;
 }
 
 te::Tensor conv2d_nchwc(const te::Tensor& input, const te::Tensor& weight, const Window2d& window,

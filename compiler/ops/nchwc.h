@@ -46,6 +46,10 @@ inline int64_t channel_blocks(int64_t channels, int64_t block) {
 // input blocks of their own -- 1 when ungrouped, 0 where the groups do not line up.
 int64_t nchwc_block_groups(int64_t C, int64_t K, int64_t groups, int64_t cb, int64_t kb);
 
+struct Workload;
+// The groups of a blocked conv's workload: group_conv2d_nchwc's `groups`, else 1.
+int64_t nchwc_conv_groups(const Workload& w);
+
 te::Tensor conv2d_nchwc(const te::Tensor& input, const te::Tensor& weight, const Window2d& window,
                         const std::string& name = "conv2d_nchwc", int64_t block_groups = 1);
 te::Tensor depthwise_conv2d_nchwc(const te::Tensor& input, const te::Tensor& weight, const Window2d& window,

@@ -234,7 +234,7 @@ OpInstance instantiate_conv2d_nchwc(const Workload& w) {
   int64_t N = w.get_int("N"), C = w.get_int("C"), H = w.get_int("H"), W = w.get_int("W");
   int64_t K = w.get_int("K"), R = w.get_int("R"), S = w.get_int("S");
   int64_t cb = w.get_int("in_block"), kb = w.get_int("out_block");
-  int64_t groups = w.op == "group_conv2d_nchwc" ? w.get_int("groups") : 1;
+  int64_t groups = nchwc_conv_groups(w);
   if (C % groups != 0 || K % groups != 0) {
     throw UserError(str(w.op, ": C=", C, " and K=", K, " channels are not both divisible by groups=", groups));
   }

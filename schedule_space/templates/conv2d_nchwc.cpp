@@ -32,6 +32,7 @@
 // (default_conv2d_nchwc). The template serves group_conv2d_nchwc as well: its output
 // blocks read the input blocks of their own group, so a tile of channel blocks shares its
 // broadcast only within a group.
+#include "compiler/ops/nchwc.h"
 #include "compiler/ops/shape.h"
 #include "compiler/ops/window.h"
 #include "schedule_space/cpu_templates.h"
@@ -135,8 +136,8 @@ Config default_conv2d_nchwc(const ConfigSpace& space, const ops::OpInstance& op,
   // per tile: tuning's choices for the stems of ResNet-18 and -50 and of MobileNetV2
   // (2x the default's speed there).
   bool stem = w.get_int("in_block") == 1;
+  int64_t groups = ops::nchwc_conv_groups(w);
   bool grouped = w.op == "group_conv2d_nchwc";
-  int64_t groups = grouped ? w.get_int("groups") : 1;
   // The padding inline: on ResNet-18's 3x3 layers (Zen 4, 2 threads) 1.22x the root
   // stage's speed on 7x7, where 18% of the taps fall in the padding, and 0.91-0.98x
   // oneDNN's brgconv on the strided and stem layers, which ran 0.73-0.94x with a root stage.
