@@ -48,14 +48,23 @@ constexpr int kMaxColumns = 28;
 constexpr int64_t kDefaultMaxColumns = 7;
 constexpr int64_t kPointwiseMaxColumns = 14;
 constexpr int64_t kMinAccumulators = 8;
+// The default reads the padding inline, skipping the taps in it, where the output map is
+// at least this many rows and columns: ResNet-18's 512-channel 7x7 3x3 layer ran 1.22x
+// faster alone (Zen 4, 2 threads; 18% of its taps fall in the padding) and 1.13x in the
+// model, its strided and stem layers 0.91-0.98x oneDNN's brgconv (0.73-0.94x with a root
+// stage), its 8x8 layers at 64x64 1.2x in the model. On a 4x4 or 2x2 map a tile does a few
+// multiply-adds per weight it streams from memory, and the taps skipped on the border
+// rows, half the rows or all, leave holes in that stream: 1.1x and up to 1.5x slower in
+// the model (ResNet-18 at 64x64) though faster alone. There the root stage stays.
+constexpr int64_t kMinInlinePadMap = 7;
 
 struct BlockedShape {
-  int64_t out_blocks, out_block, Q;
+  int64_t out_blocks, out_block, P, Q;
 };
 
 BlockedShape blocked_shape(const ops::OpInstance& op) {
   ops::Shape out = ops::static_shape(op.outputs[0], kOp);  // [N, Ko, P, Q, kb]
-  return {out[1], out[4], out[3]};
+  return {out[1], out[4], out[2], out[3]};
 }
 
 void define_conv2d_nchwc(ConfigSpace& space, const ops::OpInstance& op, const ops::Workload& w, const Target& target) {
@@ -138,10 +147,7 @@ Config default_conv2d_nchwc(const ConfigSpace& space, const ops::OpInstance& op,
   bool stem = w.get_int("in_block") == 1;
   int64_t groups = ops::nchwc_conv_groups(w);
   bool grouped = w.op == "group_conv2d_nchwc";
-  // The padding inline: on ResNet-18's 3x3 layers (Zen 4, 2 threads) 1.22x the root
-  // stage's speed on 7x7, where 18% of the taps fall in the padding, and 0.91-0.98x
-  // oneDNN's brgconv on the strided and stem layers, which ran 0.73-0.94x with a root stage.
-  std::string pad = "inline";
+  std::string pad = "inline";  // see kMinInlinePadMap
   // Rows first (see the knob's comment above), but for a 1x1 conv whose weight outweighs
   // its input 8 times over (a classifier conv on a 3x3 map, MobileNetV2's 1x1 convs to 960
   // and 1280 channels on 7x7) channel-block tiles first: rows first, each thread reads the
@@ -180,6 +186,7 @@ Config default_conv2d_nchwc(const ConfigSpace& space, const ops::OpInstance& op,
   } else if (stem) {
     pad = "tile";
   }
+  if (pad == "inline" && std::min(b.P, b.Q) < kMinInlinePadMap) pad = "root";
   return space.from_json({{"knobs",
                            {{"tile_kb", tile_kb},
                             {"tile_q", tile_q},

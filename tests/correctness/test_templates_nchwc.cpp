@@ -112,6 +112,11 @@ TEST(NchwcTemplate, SmallMapDefaultsOnAvx512) {
   EXPECT_EQ(excite["tile_kb"], 4);  // at most four vectors of channels
   EXPECT_EQ(knobs("conv2d_nchwc:N=1,C=512,H=7,W=7,K=512,R=3,S=3,pad=1,in_block=16,out_block=16")["outer_order"], "p_k");
   EXPECT_EQ(knobs("conv2d_nchwc:N=1,C=64,H=56,W=56,K=256,R=1,S=1,in_block=16,out_block=16")["outer_order"], "p_k");
+  // The padding inline on maps of 7x7 and up; below, a root stage (kMinInlinePadMap).
+  EXPECT_EQ(knobs("conv2d_nchwc:N=1,C=256,H=8,W=8,K=256,R=3,S=3,pad=1,in_block=16,out_block=16")["pad"], "inline");
+  EXPECT_EQ(knobs("conv2d_nchwc:N=1,C=256,H=4,W=4,K=256,R=3,S=3,pad=1,in_block=16,out_block=16")["pad"], "root");
+  EXPECT_EQ(knobs("conv2d_nchwc:N=1,C=256,H=14,W=14,K=512,R=3,S=3,stride=2,pad=1,in_block=16,out_block=16")["pad"],
+            "inline");
 }
 
 // The default reads the padding inline, and lowering skips the taps that fall in it: no
