@@ -10,12 +10,6 @@
 namespace temper {
 namespace {
 
-bool reads_buffer(const Expr& e) {
-  bool found = false;
-  post_order_visit(e, [&](const Node* n) { found = found || n->kind == NodeKind::BufferLoad; });
-  return found;
-}
-
 // select(c, x, 0) as {c, x}; both undefined for anything else.
 std::pair<Expr, Expr> zero_default_select(const Expr& e) {
   auto* s = e.as<SelectNode>();
@@ -48,8 +42,10 @@ class TapGuarder : public IRMutator {
   Stmt visit(const BufferStoreNode* op, const Stmt& self) override {
     auto* add = op->value.as<AddNode>();
     if (!add || op->value.dtype().lanes() != 1) return self;
-    Expr tap = is_load_of(add->a, op) ? add->b : is_load_of(add->b, op) ? add->a : Expr();
-    if (!tap.defined()) return self;
+    bool acc_first = is_load_of(add->a, op);
+    if (!acc_first && !is_load_of(add->b, op)) return self;
+    Expr acc = acc_first ? add->a : add->b;
+    Expr tap = acc_first ? add->b : add->a;
     auto [cond, inside] = guarded_tap(tap);
     if (!cond.defined() || cond.dtype().lanes() != 1 || reads_buffer(cond)) return self;
     bool per_lane = uses_var_if(cond, [&](const VarNode* v) {
@@ -59,7 +55,6 @@ class TapGuarder : public IRMutator {
       return false;
     });
     if (per_lane) return self;
-    Expr acc = is_load_of(add->a, op) ? add->a : add->b;
     return if_then_else(cond, store(op->buffer, acc + inside, op->indices));
   }
 

@@ -5,6 +5,7 @@
 #include "compiler/ir/functor.h"
 #include "compiler/ir/structural_equal.h"
 #include "compiler/ir/substitute.h"
+#include "compiler/lower/ir_util.h"
 
 namespace temper {
 namespace {
@@ -12,10 +13,7 @@ namespace {
 // An `if` without else whose condition reads no buffer, or null.
 const IfThenElseNode* pure_guard(const Stmt& s) {
   auto* i = s.as<IfThenElseNode>();
-  if (!i || i->else_case.defined()) return nullptr;
-  bool loads = false;
-  post_order_visit(i->condition, [&](const Node* n) { loads = loads || n->kind == NodeKind::BufferLoad; });
-  return loads ? nullptr : i;
+  return i && !i->else_case.defined() && !reads_buffer(i->condition) ? i : nullptr;
 }
 
 class GuardHoister : public IRMutator {

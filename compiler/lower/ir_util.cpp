@@ -31,6 +31,12 @@ std::vector<Expr> split_conjuncts(const Expr& e) {
   return out;
 }
 
+bool reads_buffer(const Expr& e) {
+  bool found = false;
+  post_order_visit(e, [&](const Node* n) { found = found || n->kind == NodeKind::BufferLoad; });
+  return found;
+}
+
 bool is_const_value(const Expr& e, int64_t v) {
   if (auto* b = e.as<BroadcastNode>()) return is_const_value(b->value, v);
   if (auto* f = e.as<FloatImmNode>()) return f->value == static_cast<double>(v);

@@ -13,6 +13,8 @@ namespace temper {
 std::pair<Expr, Expr> binary_operands(const Expr& e);
 // a && b && c as {a, b, c}; any other expression as itself.
 std::vector<Expr> split_conjuncts(const Expr& e);
+// Whether e loads from any buffer (a condition that does not can be moved across stores).
+bool reads_buffer(const Expr& e);
 // A scalar constant (integer or float), or a broadcast of one, with value v.
 bool is_const_value(const Expr& e, int64_t v);
 // The statement that does nothing, and the test for it (an Evaluate of a constant).
