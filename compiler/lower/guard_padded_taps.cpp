@@ -3,7 +3,6 @@
 #include <vector>
 
 #include "compiler/ir/functor.h"
-#include "compiler/ir/structural_equal.h"
 #include "compiler/ir/substitute.h"
 #include "compiler/lower/ir_util.h"
 
@@ -15,15 +14,6 @@ std::pair<Expr, Expr> zero_default_select(const Expr& e) {
   auto* s = e.as<SelectNode>();
   if (!s || !is_const_value(s->false_value, 0)) return {};
   return {s->condition, s->true_value};
-}
-
-bool is_load_of(const Expr& e, const BufferStoreNode* store) {
-  auto* l = e.as<BufferLoadNode>();
-  if (!l || !l->buffer.same_as(store->buffer) || l->indices.size() != store->indices.size()) return false;
-  for (size_t i = 0; i < l->indices.size(); ++i) {
-    if (!structural_equal(l->indices[i], store->indices[i], /*map_vars=*/false)) return false;
-  }
-  return true;
 }
 
 class TapGuarder : public IRMutator {
@@ -42,8 +32,8 @@ class TapGuarder : public IRMutator {
   Stmt visit(const BufferStoreNode* op, const Stmt& self) override {
     auto* add = op->value.as<AddNode>();
     if (!add || op->value.dtype().lanes() != 1) return self;
-    bool acc_first = is_load_of(add->a, op);
-    if (!acc_first && !is_load_of(add->b, op)) return self;
+    bool acc_first = loads_stored_element(add->a, op);
+    if (!acc_first && !loads_stored_element(add->b, op)) return self;
     Expr acc = acc_first ? add->a : add->b;
     Expr tap = acc_first ? add->b : add->a;
     auto [cond, inside] = guarded_tap(tap);

@@ -1,5 +1,7 @@
 #include "compiler/lower/ir_util.h"
 
+#include "compiler/ir/structural_equal.h"
+
 namespace temper {
 
 std::pair<Expr, Expr> binary_operands(const Expr& e) {
@@ -35,6 +37,15 @@ bool reads_buffer(const Expr& e) {
   bool found = false;
   post_order_visit(e, [&](const Node* n) { found = found || n->kind == NodeKind::BufferLoad; });
   return found;
+}
+
+bool loads_stored_element(const Expr& e, const BufferStoreNode* store) {
+  auto* l = e.as<BufferLoadNode>();
+  if (!l || !l->buffer.same_as(store->buffer) || l->indices.size() != store->indices.size()) return false;
+  for (size_t i = 0; i < l->indices.size(); ++i) {
+    if (!structural_equal(l->indices[i], store->indices[i], /*map_vars=*/false)) return false;
+  }
+  return true;
 }
 
 bool is_const_value(const Expr& e, int64_t v) {

@@ -15,6 +15,8 @@ std::pair<Expr, Expr> binary_operands(const Expr& e);
 std::vector<Expr> split_conjuncts(const Expr& e);
 // Whether e loads from any buffer (a condition that does not can be moved across stores).
 bool reads_buffer(const Expr& e);
+// Whether e loads the element that store writes (same buffer, structurally equal indices).
+bool loads_stored_element(const Expr& e, const BufferStoreNode* store);
 // A scalar constant (integer or float), or a broadcast of one, with value v.
 bool is_const_value(const Expr& e, int64_t v);
 // The statement that does nothing, and the test for it (an Evaluate of a constant).

@@ -1,7 +1,6 @@
 #include "compiler/lower/remove_no_op.h"
 
 #include "compiler/ir/functor.h"
-#include "compiler/ir/structural_equal.h"
 #include "compiler/lower/ir_util.h"
 
 namespace temper {
@@ -33,15 +32,7 @@ class NoOpRemover : public IRMutator {
   }
 
   Stmt visit(const BufferStoreNode* op, const Stmt& self) override {
-    auto* l = op->value.as<BufferLoadNode>();
-    if (l && l->buffer.same_as(op->buffer) && l->indices.size() == op->indices.size()) {
-      bool same = true;
-      for (size_t i = 0; i < op->indices.size(); ++i) {
-        same = same && structural_equal(l->indices[i], op->indices[i], /*map_vars=*/false);
-      }
-      if (same) return no_op();
-    }
-    return self;
+    return loads_stored_element(op->value, op) ? no_op() : self;
   }
 
   Stmt visit(const ForNode* op, const Stmt& self) override {

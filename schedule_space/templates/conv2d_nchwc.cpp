@@ -167,7 +167,7 @@ Config default_conv2d_nchwc(const ConfigSpace& space, const ops::OpInstance& op,
     // grouped blocked kernel.
     tile_q = largest_divisor_up_to(b.Q, kPointwiseMaxColumns);
     tile_kb = blocks_hiding_latency(tile_q, b, target);
-  } else if (!stem && w.get_int("R") == 1 && w.get_int("S") == 1 && w.get_int("stride") == 1) {
+  } else if (!stem && one_by_one && w.get_int("stride") == 1) {
     // Pointwise: one block of channels by up to 14 columns, and on 7x7 maps the input
     // block's lanes unrolled: tuning's choice on most 1x1 layers of MobileNetV2 and
     // ResNet-50 (Zen 4, weights cold: up to 1.9x the two-block default on 7x7 and 28x28;
