@@ -101,7 +101,8 @@ te::Tensor blocked_conv(const Graph& graph, const Node& node, const te::Tensor& 
     if (block_groups == 0) {
       throw UserError(str("group=", groups, " does not line up with the weight's blocks ", ops::shape_str(ws)));
     }
-    return ops::conv2d_nchwc(x, w, window, name, block_groups);
+    int64_t channels = ws.size() == 6 && ws[4] > 1 ? node.attrs.get_int("in_channels") : 0;
+    return ops::conv2d_nchwc(x, w, window, name, block_groups, channels);
   }
   if (node.op == "NchwcWinogradConv") {
     return ops::conv2d_winograd_nchwc(x, w, window.padding, node.attrs.get_int("tile"), name);

@@ -9,10 +9,12 @@
 namespace temper {
 namespace {
 
-// select(c, x, 0) as {c, x}; both undefined for anything else.
+// select(c, x, 0) as {c, x}; both undefined for anything else. Nested ones (a padded
+// tap of a block's tail lane: select(lane < C, select(inside, x, 0), 0)) as {c && d, x}.
 std::pair<Expr, Expr> zero_default_select(const Expr& e) {
   auto* s = e.as<SelectNode>();
   if (!s || !is_const_value(s->false_value, 0)) return {};
+  if (auto [inner, x] = zero_default_select(s->true_value); inner.defined()) return {s->condition && inner, x};
   return {s->condition, s->true_value};
 }
 

@@ -43,7 +43,7 @@ int64_t nchwc_conv_groups(const Workload& w) {
 }
 
 te::Tensor conv2d_nchwc(const te::Tensor& input, const te::Tensor& weight, const Window2d& window,
-                        const std::string& name, int64_t block_groups) {
+                        const std::string& name, int64_t block_groups, int64_t channels) {
   const std::string op = "conv2d_nchwc";
   bool plain_input = input.ndim() == 4;
   if (!plain_input) check_rank(input, 5, op, "the input ([N, C/cb, H, W, cb], or NCHW when cb = 1)");
@@ -78,11 +78,20 @@ te::Tensor conv2d_nchwc(const te::Tensor& input, const te::Tensor& weight, const
   };
   std::vector<IterVar> axes = {rco, ry, rx};
   if (!plain_input) axes.push_back(rci);
+  if (channels != 0 && (channels > in_blocks * cb || channels <= (in_blocks - 1) * cb)) {
+    throw UserError(str(op, ": ", channels, " channels do not fill the input ", shape_str(x),
+                        "'s last block (between ", (in_blocks - 1) * cb + 1, " and ", in_blocks * cb, ")"));
+  }
+  // The lanes past C in the last input block are not reduced over: with C = 24 in blocks
+  // of 16 a third of the multiply-adds would meet the packed weight's zeros. A guard per
+  // tap, which guard_padded_taps and partition_loops turn into a shorter last block.
+  bool tail = !plain_input && block_groups == 1 && channels != 0 && channels % cb != 0;
   return te::compute(
       shape_exprs({x[0], w[0], pq[0], pq[1], kb}, op),
       [&](Var n, Var ko, Var p, Var q, Var ki) {
         Expr c = in_block(ko);
         Expr in = plain_input ? padded(n, c, row(p), col(q)) : padded(n, c, row(p), col(q), rci);
+        if (tail) in = select(times(rco, cb) + rci < index_const(channels), in, make_const(in.dtype(), 0.0));
         Expr ci = plain_input ? index_const(0) : Expr(rci);
         return te::sum(in * weight(ko, rco, ry, rx, ci, ki), axes);
       },

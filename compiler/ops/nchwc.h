@@ -6,7 +6,8 @@
 // array as it is. When b does not divide C the last block's tail lanes are padding: the
 // conversions write them as 0, and a conv's packed weight has zero rows and columns there,
 // so the tail never reaches a real channel (an op between convs may make it nonzero, never
-// more than f(0) of its activation; see graph/pass_nchwc_layout.h).
+// more than f(0) of its activation; see graph/pass_nchwc_layout.h); an ungrouped
+// conv2d_nchwc told C does not reduce over it at all.
 //
 //   conv2d_nchwc            input [N, Ci, H, W, cb] -- or plain NCHW [N, C, H, W] when
 //                           cb = 1 (a stem conv over 3 channels reads the image as it
@@ -50,8 +51,11 @@ struct Workload;
 // The groups of a blocked conv's workload: group_conv2d_nchwc's `groups`, else 1.
 int64_t nchwc_conv_groups(const Workload& w);
 
+// channels: the input's logical channel count C (0: every lane); an ungrouped conv does
+// not reduce over the last block's lanes past it.
 te::Tensor conv2d_nchwc(const te::Tensor& input, const te::Tensor& weight, const Window2d& window,
-                        const std::string& name = "conv2d_nchwc", int64_t block_groups = 1);
+                        const std::string& name = "conv2d_nchwc", int64_t block_groups = 1,
+                        int64_t channels = 0);
 te::Tensor depthwise_conv2d_nchwc(const te::Tensor& input, const te::Tensor& weight, const Window2d& window,
                                   const std::string& name = "depthwise_conv2d_nchwc");
 

@@ -227,8 +227,8 @@ OpInstance instantiate_depthwise_conv2d(const Workload& w) {
 }
 
 // The blocked-layout convolutions (nchwc.h): C and K are the logical channel counts, the
-// arrays hold them in blocks (the tail lanes are data like any other: the reference
-// reduces over every lane of every input block, as the kernel does). group_conv2d_nchwc
+// arrays hold them in blocks (the tail lanes are data like any other, but for the input
+// lanes past C, which an ungrouped conv does not reduce over). group_conv2d_nchwc
 // is conv2d_nchwc of `groups` groups lined up with the blocks (nchwc_block_groups).
 OpInstance instantiate_conv2d_nchwc(const Workload& w) {
   int64_t N = w.get_int("N"), C = w.get_int("C"), H = w.get_int("H"), W = w.get_int("W");
@@ -251,11 +251,12 @@ OpInstance instantiate_conv2d_nchwc(const Workload& w) {
   Shape w_shape = {Ko, Ci / Gb, R, S, cb, kb};
   te::Tensor x = placeholder(w, in_shape, "input");
   te::Tensor weight = placeholder(w, w_shape, "weight");
-  te::Tensor y = conv2d_nchwc(x, weight, window, "conv2d_nchwc", Gb);
+  te::Tensor y = conv2d_nchwc(x, weight, window, "conv2d_nchwc", Gb, cb == 1 ? 0 : C);
   Shape out_shape = static_shape(y, "conv2d_nchwc");
   double flops = 2.0 * N * K * out_shape[2] * out_shape[3] * (C / groups) * R * S;  // the logical channels
   OpInstance inst = finish(w, {x, weight}, y, flops, [=](auto& ins, auto& outs) {
-    reference::conv2d_nchwc(in<float>(ins, 0), in<float>(ins, 1), out<float>(outs, 0), in_shape, w_shape, window, Gb);
+    reference::conv2d_nchwc(in<float>(ins, 0), in<float>(ins, 1), out<float>(outs, 0), in_shape, w_shape, window, Gb,
+                            C);
   });
   inst.weight_inputs = {1};
   return inst;

@@ -169,7 +169,7 @@ bool window_pixel(const Window2d& window, int64_t H, int64_t W, int64_t p, int64
 }  // namespace
 
 void conv2d_nchwc(const float* input, const float* weight, float* output, const Shape& input_shape,
-                  const Shape& weight_shape, const Window2d& window, int64_t block_groups) {
+                  const Shape& weight_shape, const Window2d& window, int64_t block_groups, int64_t channels) {
   int64_t N = input_shape[0], Ci = input_shape[1], H = input_shape[2], W = input_shape[3];
   int64_t Ko = weight_shape[0], Cw = weight_shape[1], R = weight_shape[2], S = weight_shape[3];
   int64_t cb = weight_shape[4], kb = weight_shape[5], out_blocks_per_group = Ko / block_groups;
@@ -188,7 +188,8 @@ void conv2d_nchwc(const float* input, const float* weight, float* output, const 
                   int64_t h, w;
                   if (!window_pixel(window, H, W, p, q, r, s, h, w)) continue;
                   int64_t c = ko / out_blocks_per_group * Cw + co;  // the input block
-                  for (int64_t ci = 0; ci < cb; ++ci) {
+                  int64_t lanes = channels > 0 && block_groups == 1 ? std::min(cb, channels - c * cb) : cb;
+                  for (int64_t ci = 0; ci < lanes; ++ci) {
                     acc += double(input[(((n * Ci + c) * H + h) * W + w) * cb + ci]) *
                            weight[((((ko * Cw + co) * R + r) * S + s) * cb + ci) * kb + ki];
                   }

@@ -44,12 +44,14 @@ void depthwise_conv2d(const T* input, const T* weight, T* output, const Shape& i
                       const Window2d& window, Layout layout);
 
 // The blocked-layout convolutions of nchwc.h, float32: every lane of every block is data
-// (the reference reduces over the tail lanes as the kernel does). conv2d_nchwc's input
+// (the reference reduces over the tail lanes as the kernel does), but for the input lanes
+// past `channels` (when not 0) that an ungrouped conv2d_nchwc skips. conv2d_nchwc's input
 // shape is [N, Ci, H, W, cb], or [N, C, H, W] with a weight of cb = 1; its weight
 // [Ko, Ci/Gb, R, S, cb, kb] for block_groups Gb (nchwc_block_groups; 1 ungrouped).
 // depthwise_conv2d_nchwc: input [N, Cb, H, W, b], weight [Cb, R, S, b].
 void conv2d_nchwc(const float* input, const float* weight, float* output, const Shape& input_shape,
-                  const Shape& weight_shape, const Window2d& window, int64_t block_groups = 1);
+                  const Shape& weight_shape, const Window2d& window, int64_t block_groups = 1,
+                  int64_t channels = 0);
 void depthwise_conv2d_nchwc(const float* input, const float* weight, float* output, const Shape& input_shape,
                             const Shape& weight_shape, const Window2d& window);
 // conv2d_winograd_nchwc (winograd.h), in double: input [N, Cb, H, W, cb], transformed

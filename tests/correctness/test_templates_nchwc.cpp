@@ -145,6 +145,62 @@ TEST(NchwcTemplate, PaddedTapsAreSkipped) {
   expect_correct(*task, c);
 }
 
+// 24 input channels in blocks of 16: the last block's 8 tail lanes are not reduced over.
+// Lowered, the input lanes' loop runs 16 steps for the full block and 8 for the last (or,
+// unrolled, 24 multiply-adds per output vector instead of 32), with no guard or select
+// left; run on an input whose tail lanes hold NaN, the kernel gives the plain conv's
+// output (a kernel that read them would give NaN).
+TEST(NchwcTemplate, InputTailLanesAreNotReduced) {
+  const char* w = "conv2d_nchwc:N=1,C=24,H=6,W=7,K=32,R=1,S=1,in_block=16,out_block=16";
+  std::unique_ptr<Task> task = task_of(w, Target::parse("llvm -mcpu=skylake-avx512"));
+  for (bool unroll : {false, true}) {
+    nlohmann::json j = task->default_config().to_json();
+    j["knobs"]["unroll_ci"] = unroll;
+    Config c = task->space().from_json(j);
+    PrimFunc f = lower(task->apply(c).func());
+    std::vector<int64_t> lane_loops;
+    int selects = 0, guards = 0, fmas = 0;
+    post_order_visit(f.body, [&](const Node* n) {
+      selects += n->kind == NodeKind::Select;
+      guards += n->kind == NodeKind::IfThenElse;
+      fmas += n->kind == NodeKind::Mul && static_cast<const ExprNode*>(n)->dtype.is_float();
+      if (n->kind != NodeKind::For) return;
+      auto* loop = static_cast<const ForNode*>(n);
+      if (auto* extent = loop->extent.as<IntImmNode>(); extent && loop->loop_var->name == "rci") {
+        lane_loops.push_back(extent->value);
+      }
+    });
+    EXPECT_EQ(selects, 0) << f;
+    EXPECT_EQ(guards, 0) << f;
+    int64_t tile = c.knob_int("tile_q") * c.knob_int("tile_kb");
+    if (unroll) {
+      EXPECT_TRUE(lane_loops.empty()) << f;
+      EXPECT_EQ(fmas, 24 * tile) << f;
+    } else {
+      EXPECT_EQ(lane_loops, (std::vector<int64_t>{16, 8})) << f;
+      EXPECT_EQ(fmas, 2 * tile) << f;
+    }
+  }
+
+  std::unique_ptr<Task> host_task = task_of(w);
+  BuildResult built = build({host_task->apply(host_task->default_config()).func()}, template_testing::host());
+  NDArray x = NDArray::random({1, 24, 6, 7}, DataType::float32(), 3);
+  NDArray weight = NDArray::random({32, 24, 1, 1}, DataType::float32(), 4);
+  NDArray plain = NDArray::zeros({1, 32, 6, 7}, DataType::float32());
+  ops::reference::conv2d(x.data_as<float>(), weight.data_as<float>(), plain.data_as<float>(), x.shape(),
+                         weight.shape(), ops::Window2d{}, 1, ops::Layout::NCHW);
+  NDArray blocked_x = ops::block_channels(x, 16);
+  float* lanes = blocked_x.data_as<float>();
+  for (int64_t pixel = 0; pixel < 42; ++pixel) {
+    for (int64_t lane = 8; lane < 16; ++lane) lanes[(42 + pixel) * 16 + lane] = std::nanf("");
+  }
+  NDArray packed = ops::pack_conv_weight_nchwc(weight, 16, 16);
+  NDArray y = NDArray::zeros({1, 2, 6, 7, 16}, DataType::float32());
+  built.module->get_function(host_task->op().func.name)(std::vector<NDArray*>{&blocked_x, &packed, &y});
+  Comparison cmp = compare(ops::unblock_channels(y, 32), plain, 1e-4, 1e-4);
+  EXPECT_TRUE(cmp.ok()) << cmp.message;
+}
+
 // The plain conv of x and w, blocked, equals the blocked conv of the packed arrays: the
 // packing puts every weight where the blocked kernel reads it, and the zero tails keep
 // the padded channels out of the real ones.
