@@ -1,9 +1,12 @@
-// What compiling each candidate in a forked process of its own (measure/compile_process.h)
-// costs against compiling it in the tuning process, as the builder did before: the same
-// candidates (template defaults of the ResNet and BERT shapes) compiled both ways,
-// interleaved, one at a time. The fork copies the parent's page tables, so its cost grows
-// with the tuning process's resident memory: --resident-mb adds that much touched heap
-// first (a long job's cost model, log and measured data). Prints medians and the ratio.
+// What compiling each candidate in another process costs against compiling it in the
+// tuning process, as the builder did at first: the same candidates (the default schedules
+// of a BERT projection, a ResNet conv and a softmax) compiled three ways, interleaved, one
+// at a time -- in this process; in a forked child of its own (measure/compile_process.h);
+// and by a long-lived compile worker that rebuilds it from its recipe
+// (measure/compile_pool.h), the builder's way for every proposal of a tuner. The fork
+// copies the parent's page tables, so its cost grows with the tuning process's resident
+// memory: --resident-mb adds that much touched heap first (a long job's cost model, log
+// and measured data). Prints medians and the ratios to the in-process compile.
 //
 //   compile_isolation [--rounds N] [--resident-mb M]
 #include <unistd.h>
@@ -19,7 +22,9 @@
 #include "compiler/codegen/build.h"
 #include "compiler/ir/error.h"
 #include "compiler/ops/cpu_schedules.h"
+#include "measure/compile_pool.h"
 #include "measure/compile_process.h"
+#include "search/candidate_recipe.h"
 
 namespace temper::bench {
 namespace {
@@ -44,13 +49,16 @@ void run(int rounds, int resident_mb) {
   std::string dir = std::filesystem::temp_directory_path() / str("temper-compile-isolation-", getpid());
   std::filesystem::create_directories(dir);
   std::printf("compile_isolation: %d rounds interleaved, %d MB of extra resident heap; medians\n", rounds, resident_mb);
-  std::printf("  %-44s %12s %12s %8s\n", "candidate", "in process", "forked", "ratio");
+  std::printf("  %-44s %12s %12s %12s %8s %8s\n", "candidate", "in process", "forked", "worker", "forked/", "worker/");
+  measure::CompileWorker worker(measure::find_compile_worker());
   for (const char* text : kWorkloads) {
     ops::Workload workload = ops::Workload::parse(text);
     ops::OpInstance op = ops::instantiate(workload);
-    measure::MeasureInput input{workload, target, ops::schedule_cpu_default(op, target).func(), std::nullopt, -1};
+    Schedule schedule = ops::schedule_cpu_default(op, target);
+    measure::MeasureInput input{workload, target, schedule.func(), std::nullopt, -1, ""};
+    input.recipe = search::candidate_recipe(nullptr, schedule.trace().to_json(), false);
     std::string path = dir + "/candidate.so";
-    std::vector<double> in_process, forked;
+    std::vector<double> in_process, forked, pooled;
     for (int r = 0; r < rounds; ++r) {
       Clock::time_point start = Clock::now();
       export_library({input.func}, target, path);
@@ -62,9 +70,16 @@ void run(int rounds, int resident_mb) {
       if (artifact.error != measure::MeasureError::None) {
         throw UserError(str(text, ": the forked compile failed: ", artifact.message));
       }
+
+      start = Clock::now();
+      std::optional<measure::BuildArtifact> by_worker = worker.compile(input, path, 60);
+      pooled.push_back(seconds_since(start));
+      if (!by_worker || by_worker->error != measure::MeasureError::None) {
+        throw UserError(str(text, ": the compile worker failed: ", by_worker ? by_worker->message : "not rebuilt"));
+      }
     }
-    double a = median(in_process), b = median(forked);
-    std::printf("  %-44s %9.1f ms %9.1f ms %7.3fx\n", text, a * 1e3, b * 1e3, b / a);
+    double a = median(in_process), b = median(forked), c = median(pooled);
+    std::printf("  %-44s %9.1f ms %9.1f ms %9.1f ms %7.3fx %7.3fx\n", text, a * 1e3, b * 1e3, c * 1e3, b / a, c / a);
     std::fflush(stdout);
   }
   std::filesystem::remove_all(dir);

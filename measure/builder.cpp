@@ -1,7 +1,9 @@
 // The builder's compile threads: a batch is a queue of candidates that n_parallel threads
-// take from, each compiling its candidate in a child process (compile_process.h) and
-// waiting for it, at most the time-out. A candidate that crashes its compiler, never
-// ends or exits is killed with its process; the tuning job and the rest of the batch go on.
+// take from, each compiling its candidate in its own compile worker (compile_pool.h) --
+// or, for a PrimFunc without a recipe or one its recipe does not reproduce, in a forked
+// child (compile_process.h) -- and waiting for it, at most the time-out. A candidate that
+// crashes its compiler, never ends or exits is killed with its process; the tuning job
+// and the rest of the batch go on.
 #include "measure/builder.h"
 
 #include <signal.h>
@@ -14,10 +16,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <latch>
+#include <optional>
 #include <string_view>
 #include <thread>
 
 #include "compiler/ir/error.h"
+#include "measure/compile_pool.h"
 #include "measure/compile_process.h"
 
 namespace temper::measure {
@@ -87,6 +91,8 @@ Builder::Builder(BuilderOptions options) : options_(std::move(options)) {
     work_dir_ = options_.work_dir;
   }
   prefix_ = builder_prefix();
+  std::string compile_worker = find_compile_worker();
+  for (int t = 0; t < options_.n_parallel; ++t) workers_.push_back(std::make_unique<CompileWorker>(compile_worker));
 }
 
 Builder::~Builder() {
@@ -110,23 +116,37 @@ std::vector<BuildArtifact> Builder::build(const std::vector<MeasureInput>& input
   }
   ++batch_;
 
+  std::vector<std::optional<BuildArtifact>> pooled(inputs.size());
   std::vector<BuildArtifact> artifacts(inputs.size());
-  std::atomic<size_t> next{0};
+  std::atomic<size_t> next_pooled{0}, next_forked{0};
   size_t n_threads = std::max<size_t>(1, std::min(inputs.size(), static_cast<size_t>(options_.n_parallel)));
   // No thread starts (its start allocates: its stack, its TLS) or ends (it hands its
-  // allocator cache back) while another forks (compile_process.h).
+  // allocator cache back) while another forks a compile (compile_process.h); and the
+  // forks come after every compile worker's answer, since talking to one allocates
+  // without the fork's guard. (A worker itself is exec'd at once: a fork that runs
+  // nothing.)
   std::latch started(static_cast<std::ptrdiff_t>(n_threads));
+  std::latch pooled_done(static_cast<std::ptrdiff_t>(n_threads));
   std::latch finished(static_cast<std::ptrdiff_t>(n_threads));
-  auto compile_queued = [&] {
+  auto compile_queued = [&](size_t thread) {
     started.arrive_and_wait();
-    for (size_t i = next++; i < inputs.size(); i = next++) {
-      artifacts[i] = compile_in_child_process(inputs[i], paths[i], options_.timeout_s);
+    for (size_t i = next_pooled++; i < inputs.size(); i = next_pooled++) {
+      if (!inputs[i].recipe.empty()) pooled[i] = workers_[thread]->compile(inputs[i], paths[i], options_.timeout_s);
+    }
+    pooled_done.arrive_and_wait();
+    for (size_t i = next_forked++; i < inputs.size(); i = next_forked++) {
+      if (pooled[i]) {
+        artifacts[i] = std::move(*pooled[i]);
+      } else {
+        artifacts[i] = compile_in_child_process(inputs[i], paths[i], options_.timeout_s);
+        ++forked_compiles_;
+      }
     }
     finished.arrive_and_wait();
   };
   std::vector<std::thread> threads;
-  for (size_t t = 1; t < n_threads; ++t) threads.emplace_back(compile_queued);
-  compile_queued();
+  for (size_t t = 1; t < n_threads; ++t) threads.emplace_back(compile_queued, t);
+  compile_queued(0);
   for (std::thread& t : threads) t.join();
   for (const BuildArtifact& a : artifacts) {
     if (a.error == MeasureError::None) libraries_.push_back(a.library_path);

@@ -8,8 +8,11 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <thread>
+#include <vector>
 
 #include "compiler/ir/error.h"
 
@@ -28,7 +31,7 @@ struct Pipe {
 // Close-on-exec, so that no other child (a compiler the builder runs) holds an end open.
 Pipe make_pipe() {
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) throw UserError(str("cannot create a pipe to the measure worker: ", strerror(errno)));
+  if (pipe2(fds, O_CLOEXEC) != 0) throw UserError(str("cannot create a pipe to a worker program: ", strerror(errno)));
   return {fds[0], fds[1]};
 }
 
@@ -90,7 +93,7 @@ ChildProcess::ChildProcess(const std::string& path, const std::vector<std::strin
   stderr_fd_ = err.read_end;
   if (pid_ < 0) {
     close_pipes();
-    throw UserError(str("cannot start the measure worker ", path, ": fork failed: ", strerror(fork_errno)));
+    throw UserError(str("cannot start the worker program ", path, ": fork failed: ", strerror(fork_errno)));
   }
   fcntl(stdout_fd_, F_SETFL, O_NONBLOCK);
   fcntl(stderr_fd_, F_SETFL, O_NONBLOCK);
@@ -162,7 +165,7 @@ ChildProcess::ReadStatus ChildProcess::read_line(std::string& line, double timeo
     pollfd fds[2] = {{stdout_fd_, POLLIN, 0}, {stderr_open ? stderr_fd_ : -1, POLLIN, 0}};
     int ready = poll(fds, 2, static_cast<int>(std::min<long long>(left, 1 << 30)));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready < 0) throw UserError(str("waiting for the measure worker failed: ", strerror(errno)));
+    if (ready < 0) throw UserError(str("waiting for a worker program failed: ", strerror(errno)));
     if (fds[1].revents) stderr_open = drain_stderr();
     if (fds[0].revents) {
       char buffer[4096];
@@ -197,7 +200,7 @@ void ChildProcess::kill() {
 }
 
 std::string ChildProcess::wait_and_describe() {
-  TEMPER_CHECK(pid_ > 0, "the measure worker was already reaped");
+  TEMPER_CHECK(pid_ > 0, "the worker program was already reaped");
   Clock::time_point deadline = Clock::now() + std::chrono::seconds(1);
   int status = 0;
   while (true) {
@@ -215,6 +218,42 @@ std::string ChildProcess::wait_and_describe() {
   }
   pid_ = -1;
   return describe_wait_status(status);
+}
+
+namespace {
+
+bool is_executable(const std::filesystem::path& path) {
+  std::error_code ignored;
+  return std::filesystem::is_regular_file(path, ignored) && access(path.c_str(), X_OK) == 0;
+}
+
+}  // namespace
+
+std::string find_worker_program(const std::string& name, const std::string& configured, const char* option,
+                                const char* env_var, const std::string& build_path) {
+  if (!configured.empty()) {
+    if (is_executable(configured)) return configured;
+    throw UserError(str("the worker program '", configured, "' (", option, ") is not an executable file"));
+  }
+  if (const char* env = std::getenv(env_var); env && *env) {
+    if (is_executable(env)) return env;
+    throw UserError(str("the worker program '", env, "' named by $", env_var, " is not an executable file"));
+  }
+  std::vector<std::filesystem::path> candidates;
+  std::error_code error;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    candidates.push_back(self.parent_path() / name);
+    candidates.push_back(self.parent_path().parent_path() / "measure" / name);
+  }
+  candidates.push_back(build_path);
+  std::string tried;
+  for (const std::filesystem::path& path : candidates) {
+    if (is_executable(path)) return path.string();
+    tried += (tried.empty() ? "" : ", ") + path.string();
+  }
+  throw UserError(str("cannot find the worker program ", name, "; looked in ", tried, ": build it (target ", name,
+                      "), or set $", env_var, " or ", option, " to its path"));
 }
 
 }  // namespace temper::measure

@@ -58,6 +58,13 @@ class ChildProcess {
   std::string stderr_tail_;
 };
 
+// The executable of a worker program `name` (temper-measure-worker, temper-compile-worker):
+// the configured path (named by `option` in errors), $env_var, next to this executable
+// (or, for a program of the build tree such as build/cli/temper or a test, in
+// ../measure/), then build_path, where the build put it. UserError naming what was tried.
+std::string find_worker_program(const std::string& name, const std::string& configured, const char* option,
+                                const char* env_var, const std::string& build_path);
+
 // How a process ended, from waitpid's status: "exited with status 3", "died with SIGSEGV
 // (Segmentation fault)".
 std::string describe_wait_status(int status);

@@ -42,7 +42,8 @@ std::shared_mutex& fork_mutex() {
   return mutex;
 }
 
-// An artifact naming input's functions, before anything is known of its compile.
+}  // namespace
+
 BuildArtifact named_artifact(const MeasureInput& input) {
   BuildArtifact artifact;
   artifact.function_name = input.func.name;
@@ -50,9 +51,7 @@ BuildArtifact named_artifact(const MeasureInput& input) {
   return artifact;
 }
 
-// Lowers and compiles input into path (a shared library, or a DeviceProgram for a GPU
-// target) in this process; a failure is the artifact's error, never an exception.
-BuildArtifact compile(const MeasureInput& input, const std::string& path) {
+BuildArtifact compile_in_this_process(const MeasureInput& input, const std::string& path) {
   BuildArtifact artifact = named_artifact(input);
   Clock::time_point start = Clock::now();
   try {
@@ -74,6 +73,8 @@ BuildArtifact compile(const MeasureInput& input, const std::string& path) {
   artifact.compile_seconds = seconds_between(start, Clock::now());
   return artifact;
 }
+
+namespace {
 
 // What the child sends back: this header, then message_bytes of the artifact's message.
 struct ReplyHeader {
@@ -102,8 +103,8 @@ bool decode_reply(const std::string& reply, BuildArtifact& artifact) {
 
 // The child: compiles, answers on reply_fd and leaves without running this process's
 // exit handlers (they belong to the parent's state).
-[[noreturn]] void run_compile_child(const MeasureInput& input, const std::string& path, double timeout_s,
-                                    pid_t parent, int reply_fd) {
+[[noreturn]] void run_compile_child(const MeasureInput& input, const std::string& path, double timeout_s, pid_t parent,
+                                    int reply_fd) {
   // Killed when the thread that forked it ends, so with the process that waits for it.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(1);
@@ -124,7 +125,7 @@ bool decode_reply(const std::string& reply, BuildArtifact& artifact) {
 
   BuildArtifact artifact;
   try {
-    artifact = compile(input, path);
+    artifact = compile_in_this_process(input, path);
   } catch (...) {
     artifact.error = MeasureError::CompileError;
     artifact.message = "compiling threw an unknown exception";
@@ -211,11 +212,11 @@ BuildArtifact compile_in_child_process(const MeasureInput& input, const std::str
     std::error_code ignored;
     std::filesystem::remove(path, ignored);  // whatever part of it was written
     artifact.error = outcome == ReadOutcome::TimedOut ? MeasureError::CompileTimeout : MeasureError::CompileError;
-    artifact.message = outcome == ReadOutcome::TimedOut
-                           ? str("compiling took longer than the time-out of ", timeout_s,
-                                 " s; its compile process was killed")
-                           : str("the process compiling ", input.func.name, " ", describe_wait_status(status),
-                                 " before it answered; the job goes on");
+    artifact.message =
+        outcome == ReadOutcome::TimedOut
+            ? str("compiling took longer than the time-out of ", timeout_s, " s; its compile process was killed")
+            : str("the process compiling ", input.func.name, " ", describe_wait_status(status),
+                  " before it answered; the job goes on");
   } else if (artifact.error == MeasureError::None) {
     artifact.library_path = path;
   }

@@ -1,6 +1,6 @@
-// One candidate compiled in a process of its own: the builder's threads fork a child per
-// candidate, which lowers and compiles it (compile below) and sends its BuildArtifact back
-// over a pipe. Whatever the compile does to its process -- a crash LLVM's recovery cannot
+// One candidate compiled in a process of its own: for a PrimFunc that no compile worker
+// can rebuild (compile_pool.h: one made by hand, without a recipe), the builder's threads
+// fork a child, which lowers and compiles it and sends its BuildArtifact back over a pipe. Whatever the compile does to its process -- a crash LLVM's recovery cannot
 // catch, heap corruption, exit(), a loop without end -- costs that candidate only: the
 // child is killed at the time-out (its CPU time is capped too, should this process be
 // stopped) and a child that dies is the candidate's CompileError.
@@ -23,5 +23,12 @@ namespace temper::measure {
 // calls this (Builder::build starts them all first and ends them together): a thread's
 // start and end take allocator locks that the fork would copy held.
 BuildArtifact compile_in_child_process(const MeasureInput& input, const std::string& path, double timeout_s);
+
+// The same in this process (a compile worker's, or the child's): what a crash does here,
+// it does to this process.
+BuildArtifact compile_in_this_process(const MeasureInput& input, const std::string& path);
+
+// An artifact naming input's functions, before anything is known of its compile.
+BuildArtifact named_artifact(const MeasureInput& input);
 
 }  // namespace temper::measure

@@ -36,6 +36,10 @@ struct MeasureInput {
   // once, untimed, and times func alone on the packed array. CPU targets only.
   std::optional<PrimFunc> pack;
   int packed_input = -1;
+  // How another process rebuilds func (and pack) from the workload and target: a JSON text
+  // that search/candidate_recipe.h writes and reads; the builder's compile workers take
+  // it. Empty for a PrimFunc made by hand, which compiles in a forked child instead.
+  std::string recipe;
 };
 
 // A compiled candidate in the builder's work directory: a shared library for a CPU

@@ -29,42 +29,6 @@ constexpr const char* kWorkerName = "temper-measure-worker";
 // of a big op on one core take seconds to minutes) before the candidate's clock starts.
 constexpr double kPrepareTimeoutSeconds = 600;
 
-bool is_executable(const fs::path& path) {
-  std::error_code ignored;
-  return fs::is_regular_file(path, ignored) && access(path.c_str(), X_OK) == 0;
-}
-
-// The worker executable: the configured path, $TEMPER_MEASURE_WORKER, next to this
-// executable (or, for a program of the build tree such as build/cli/temper or a test, in
-// ../measure/), then where the build put it.
-std::string find_worker(const std::string& configured) {
-  if (!configured.empty()) {
-    if (is_executable(configured)) return configured;
-    throw UserError(
-        str("the measure worker '", configured, "' (RunnerOptions::worker_path) is not an executable file"));
-  }
-  if (const char* env = std::getenv("TEMPER_MEASURE_WORKER"); env && *env) {
-    if (is_executable(env)) return env;
-    throw UserError(str("the measure worker '", env, "' named by $TEMPER_MEASURE_WORKER is not an executable file"));
-  }
-  std::vector<fs::path> candidates;
-  std::error_code error;
-  fs::path self = fs::read_symlink("/proc/self/exe", error);
-  if (!error) {
-    candidates.push_back(self.parent_path() / kWorkerName);
-    candidates.push_back(self.parent_path().parent_path() / "measure" / kWorkerName);
-  }
-  candidates.push_back(TEMPER_MEASURE_WORKER_BUILD_PATH);
-  std::string tried;
-  for (const fs::path& path : candidates) {
-    if (is_executable(path)) return path.string();
-    tried += (tried.empty() ? "" : ", ") + path.string();
-  }
-  throw UserError(str("cannot find the measure worker ", kWorkerName, "; looked in ", tried,
-                      ": build it (target temper-measure-worker), or set $TEMPER_MEASURE_WORKER or "
-                      "RunnerOptions::worker_path to its path"));
-}
-
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -103,7 +67,8 @@ Runner::Runner(RunnerOptions options) : options_(std::move(options)) {
     int threads = options_.threads > 0 ? options_.threads : static_cast<int>(std::thread::hardware_concurrency());
     options_.cpu_time_limit_s = options_.timeout_s * std::max(threads, 1) + 1;
   }
-  options_.worker_path = find_worker(options_.worker_path);
+  options_.worker_path = find_worker_program(kWorkerName, options_.worker_path, "RunnerOptions::worker_path",
+                                             "TEMPER_MEASURE_WORKER", TEMPER_MEASURE_WORKER_BUILD_PATH);
 }
 
 Runner::~Runner() = default;

@@ -7,21 +7,27 @@
 namespace temper::measure {
 namespace {
 
-nlohmann::json parse_object(const std::string& line, const char* what) {
+// what: "request", "reply"; worker: "measure", "compile".
+nlohmann::json parse_object(const std::string& line, const char* what, const char* worker = "measure") {
   nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) throw UserError(str("malformed measure ", what, " (not a JSON object): ", line));
+  if (!j.is_object()) throw UserError(str("malformed ", worker, " ", what, " (not a JSON object): ", line));
   return j;
 }
 
 template <typename T>
-T field(const nlohmann::json& j, const char* key, const char* what) {
+T field(const nlohmann::json& j, const char* key, const char* what, const char* worker = "measure") {
   auto it = j.find(key);
-  if (it == j.end()) throw UserError(str("measure ", what, " has no \"", key, "\": ", j.dump()));
+  if (it == j.end()) throw UserError(str(worker, " ", what, " has no \"", key, "\": ", j.dump()));
   try {
     return it->get<T>();
   } catch (const nlohmann::json::exception&) {
-    throw UserError(str("measure ", what, " has a \"", key, "\" of the wrong type: ", j.dump()));
+    throw UserError(str(worker, " ", what, " has a \"", key, "\" of the wrong type: ", j.dump()));
   }
+}
+
+// A message may quote bytes that are not UTF-8 (a loader's or the code's words).
+std::string dump_line(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace
@@ -93,10 +99,12 @@ bool is_ready(const std::string& line, const std::string& token) {
 }
 
 std::string encode_reply(const WorkerReply& r) {
-  nlohmann::json j = {{"costs", r.costs},   {"error", error_name(r.error)}, {"message", r.message},
-                      {"token", r.token},   {"restart", r.restart}};
-  // A message may quote bytes that are not UTF-8 (a loader's or the code's words).
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  nlohmann::json j = {{"costs", r.costs},
+                      {"error", error_name(r.error)},
+                      {"message", r.message},
+                      {"token", r.token},
+                      {"restart", r.restart}};
+  return dump_line(j);
 }
 
 WorkerReply decode_reply(const std::string& line) {
@@ -107,6 +115,50 @@ WorkerReply decode_reply(const std::string& line) {
   r.message = field<std::string>(j, "message", "reply");
   r.token = field<std::string>(j, "token", "reply");
   r.restart = field<bool>(j, "restart", "reply");
+  return r;
+}
+
+std::string encode_compile_request(const CompileRequest& r) {
+  return dump_line({{"id", r.id},
+                    {"workload", r.workload},
+                    {"target", r.target},
+                    {"recipe", r.recipe},
+                    {"func_hash", r.func_hash},
+                    {"pack_hash", r.pack_hash},
+                    {"path", r.path},
+                    {"timeout_s", r.timeout_s}});
+}
+
+CompileRequest decode_compile_request(const std::string& line) {
+  nlohmann::json j = parse_object(line, "request", "compile");
+  CompileRequest r;
+  r.id = field<uint64_t>(j, "id", "request", "compile");
+  r.workload = field<std::string>(j, "workload", "request", "compile");
+  r.target = field<std::string>(j, "target", "request", "compile");
+  r.recipe = field<std::string>(j, "recipe", "request", "compile");
+  r.func_hash = field<uint64_t>(j, "func_hash", "request", "compile");
+  r.pack_hash = field<uint64_t>(j, "pack_hash", "request", "compile");
+  r.path = field<std::string>(j, "path", "request", "compile");
+  r.timeout_s = field<double>(j, "timeout_s", "request", "compile");
+  return r;
+}
+
+std::string encode_compile_reply(const CompileReply& r) {
+  return dump_line({{"id", r.id},
+                    {"rebuilt", r.rebuilt},
+                    {"error", error_name(r.error)},
+                    {"message", r.message},
+                    {"compile_seconds", r.compile_seconds}});
+}
+
+CompileReply decode_compile_reply(const std::string& line) {
+  nlohmann::json j = parse_object(line, "reply", "compile");
+  CompileReply r;
+  r.id = field<uint64_t>(j, "id", "reply", "compile");
+  r.rebuilt = field<bool>(j, "rebuilt", "reply", "compile");
+  r.error = parse_error_name(field<std::string>(j, "error", "reply", "compile"));
+  r.message = field<std::string>(j, "message", "reply", "compile");
+  r.compile_seconds = field<double>(j, "compile_seconds", "reply", "compile");
   return r;
 }
 

@@ -55,8 +55,8 @@ struct WorkerRequest {
   double cooldown_ms = 0;
   bool flush_cache = false;
   bool cold_caches = false;  // RunnerOptions::cold_caches
-  int threads = 0;  // 0: one per core
-  std::string token;  // echoed in the ready line and the reply
+  int threads = 0;           // 0: one per core
+  std::string token;         // echoed in the ready line and the reply
   // How far a CPU candidate may grow the worker's address space (RLIMIT_AS); 0: no limit.
   int64_t memory_limit_mb = 0;
   // How much CPU time a candidate's calls may take (RLIMIT_CPU); 0: no limit.
@@ -79,6 +79,43 @@ std::string encode_ready(const std::string& token);
 bool is_ready(const std::string& line, const std::string& token);
 std::string encode_reply(const WorkerReply& reply);
 WorkerReply decode_reply(const std::string& line);
+
+// What the builder and a compile worker (temper-compile-worker, compile_pool.h) say to
+// each other: a request per line on the worker's stdin, a reply per line on its stdout,
+// strictly in turn.
+//
+//   request  {"id": 7, "workload": "matmul:M=64,...", "target": "llvm -mcpu=native",
+//             "recipe": "{\"config\": ..., \"trace\": ..., \"prepacked\": false}",
+//             "func_hash": 1234..., "pack_hash": 0, "path": "/tmp/.../b0_c3.so", "timeout_s": 30}
+//   reply    {"id": 7, "rebuilt": true, "error": "None", "message": "", "compile_seconds": 0.04}
+//
+// The worker rebuilds the candidate from its workload and recipe (MeasureInput::recipe)
+// and compiles it into path only if the rebuilt PrimFuncs hash as the builder's do
+// (structural_hash; pack_hash 0: no pack function); "rebuilt": false says they did not
+// (nothing was compiled), and the builder compiles its own PrimFunc another way.
+struct CompileRequest {
+  uint64_t id = 0;  // echoed in the reply
+  std::string workload;
+  std::string target;
+  std::string recipe;
+  uint64_t func_hash = 0;
+  uint64_t pack_hash = 0;
+  std::string path;
+  double timeout_s = 0;  // the candidate's CPU time in the worker is capped by it too
+};
+
+struct CompileReply {
+  uint64_t id = 0;
+  bool rebuilt = false;
+  MeasureError error = MeasureError::None;  // None, CompileError, CompileTimeout or InstantiationError
+  std::string message;
+  double compile_seconds = 0;
+};
+
+std::string encode_compile_request(const CompileRequest& request);
+CompileRequest decode_compile_request(const std::string& line);
+std::string encode_compile_reply(const CompileReply& reply);
+CompileReply decode_compile_reply(const std::string& line);
 
 // Inverse of error_name; UserError for an unknown name.
 MeasureError parse_error_name(const std::string& name);

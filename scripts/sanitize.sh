@@ -12,12 +12,12 @@ build="${BUILD_DIR:-$root/build-asan}"
 targets=""
 if [[ "${1:-}" == "--subset" ]]; then
   shift
-  targets="temper temper-measure-worker
+  targets="temper temper-measure-worker temper-compile-worker
     test_measure_faults test_onnx_import_errors test_schedule_errors test_te_errors test_tuning_db_errors
     test_workload_errors
     replay_json_lines replay_npy replay_onnx_import replay_plan replay_target replay_trace replay_workload
     test_tuning_db test_tuning_db_maintenance test_tuning_db_migration test_record_replay_check test_npy
-    test_workload test_onnx_import test_schedule_trace test_execution_plan test_measure"
+    test_workload test_onnx_import test_schedule_trace test_execution_plan test_measure test_compile_pool"
 fi
 # -O1 -g1, as the sanitizers' authors advise: about half the compile time of -O2 -g, and
 # reports still name the line.

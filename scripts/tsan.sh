@@ -11,7 +11,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build-tsan}"
 "$root/scripts/install-deps.sh"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTEMPER_BUILD_TESTS=ON -DTEMPER_SANITIZE=thread >/dev/null
-cmake --build "$build" -j"$(nproc)" --target temper temper-measure-worker test_tune_loop test_measure test_tuning_db
+cmake --build "$build" -j"$(nproc)" --target temper temper-measure-worker temper-compile-worker test_tune_loop test_measure test_tuning_db
 
 # OpenMP loops (featurizing, XGBoost) run on one thread: libgomp is not instrumented, so
 # TSan cannot see its barriers and would take what they order for races. Those loops

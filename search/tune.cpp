@@ -9,6 +9,7 @@
 #include "compiler/codegen/build.h"
 #include "compiler/ir/error.h"
 #include "search/apply_history_best.h"
+#include "search/candidate_recipe.h"
 #include "search/template_explorer.h"
 #include "tuning_db/schedule_ranking.h"
 
@@ -34,13 +35,15 @@ std::vector<measure::MeasureResult> measure_batch(const Explorer& explorer, meas
   std::vector<measure::MeasureResult> results(batch.size());
   for (size_t i = 0; i < batch.size(); ++i) {
     if (batch[i].schedule) {
-      measure::MeasureInput input{explorer.workload(), explorer.target(), batch[i].schedule->func(), {}, -1};
+      measure::MeasureInput input{explorer.workload(), explorer.target(), batch[i].schedule->func(), {}, -1, ""};
       // Measured as a model runs it: a constant input the schedule packs, packed once.
-      if (std::optional<schedule_space::PrepackedSchedule> p = explorer.prepacked(batch[i].config)) {
+      std::optional<schedule_space::PrepackedSchedule> p = explorer.prepacked(batch[i].config);
+      if (p) {
         input.func = p->compute.func();
         input.pack = p->pack.func();
         input.packed_input = p->input;
       }
+      input.recipe = candidate_recipe(batch[i].config, batch[i].schedule->trace().to_json(), p.has_value());
       inputs.push_back(std::move(input));
       which.push_back(i);
     } else {
@@ -98,8 +101,8 @@ std::vector<tuning_db::TuningRecord> commit_batch(const Explorer& explorer, cons
 
 }  // namespace
 
-void confirm_best(const Explorer& explorer, measure::Builder& builder, measure::Runner& runner,
-                  tuning_db::Database& db, const TuneOptions& options, TuneResult& job) {
+void confirm_best(const Explorer& explorer, measure::Builder& builder, measure::Runner& runner, tuning_db::Database& db,
+                  const TuneOptions& options, TuneResult& job) {
   if (options.confirm_top > 0 && options.confirm_measurements > 1) {
     tuning_db::TargetInfo target_info = tuning_db::host_target_info(explorer.target());
     // A schedule that the re-measurements push down lets the next one into the top: it

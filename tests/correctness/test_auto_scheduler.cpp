@@ -188,6 +188,9 @@ TEST(AutoTune, TemplateAndAutoRecordsShareALogAndTheFastestIsApplied) {
   AutoSpace space(w, kTarget);
   AutoExplorer explorer(space, cost_model::make_cost_model("xgb", {}), 1);
   TuneResult by_auto = tune(explorer, builder, runner, db, options);
+  // Every proposal of both compiled in the builder's compile workers, rebuilt from its
+  // recipe: a config's, a trace's.
+  EXPECT_EQ(builder.forked_compiles(), 0);
   // Each explorer counts only its own records: neither resumed the other's.
   EXPECT_EQ(by_template.trials_measured, 6);
   EXPECT_EQ(by_auto.trials_resumed, 0);

@@ -33,7 +33,7 @@ const Target kNative = Target::parse("llvm -mcpu=native");
 MeasureInput default_candidate(const std::string& workload_text, const Target& target = kNative) {
   ops::Workload workload = ops::Workload::parse(workload_text);
   ops::OpInstance op = ops::instantiate(workload);
-  return {workload, target, ops::schedule_cpu_default(op, target).func(), std::nullopt, -1};
+  return {workload, target, ops::schedule_cpu_default(op, target).func(), std::nullopt, -1, ""};
 }
 
 RunnerOptions quick_runner() {
@@ -120,6 +120,24 @@ TEST(WorkerProtocol, RequestsAndRepliesRoundTripAsOneLine) {
   EXPECT_TRUE(is_ready(encode_ready("c0ffee"), "c0ffee"));
   EXPECT_FALSE(is_ready(encode_ready("beef"), "c0ffee"));  // another request's, or forged
   EXPECT_FALSE(is_ready(line, "c0ffee"));
+
+  CompileRequest compile{
+      7, "matmul:M=8,N=8,K=8", "llvm -mcpu=native", "{\"config\": null}", ~uint64_t{0}, 0, "/tmp/c.so", 2.5};
+  line = encode_compile_request(compile);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  CompileRequest compile_back = decode_compile_request(line);
+  EXPECT_EQ(compile_back.id, 7u);
+  EXPECT_EQ(compile_back.recipe, compile.recipe);
+  EXPECT_EQ(compile_back.func_hash, ~uint64_t{0});  // a 64-bit hash survives JSON
+  EXPECT_EQ(compile_back.path, "/tmp/c.so");
+  EXPECT_EQ(compile_back.timeout_s, 2.5);
+  CompileReply compiled{7, true, MeasureError::CompileError, "LLVM said\nno", 0.25};
+  CompileReply compiled_back = decode_compile_reply(encode_compile_reply(compiled));
+  EXPECT_TRUE(compiled_back.rebuilt);
+  EXPECT_EQ(compiled_back.error, MeasureError::CompileError);
+  EXPECT_EQ(compiled_back.message, "LLVM said\nno");
+  EXPECT_THROW(decode_compile_reply("{\"id\": 1}"), UserError);
+  EXPECT_THROW(decode_compile_request("[]"), UserError);
 
   EXPECT_THROW(decode_reply("{\"costs\": [], \"error\": \"Oops\", \"message\": \"\"}"), UserError);
   EXPECT_THROW(decode_request("{\"workload\": \"matmul:M=1,N=1,K=1\"}"), UserError);
@@ -343,7 +361,7 @@ TEST(Measure, TheTimeOutCoversTheCandidateNotTheWorkersPreparation) {
   // time-out, which holds on a busy machine too.
   auto task =
       schedule_space::Task::create(ops::Workload::parse("conv2d:N=1,C=256,H=28,W=28,K=256,R=3,S=3,pad=1"), kNative);
-  MeasureInput candidate{task->workload(), kNative, task->apply(task->default_config()).func(), std::nullopt, -1};
+  MeasureInput candidate{task->workload(), kNative, task->apply(task->default_config()).func(), std::nullopt, -1, ""};
   MeasureResult r = build_and_run(candidate, options);
   EXPECT_EQ(r.error, MeasureError::None) << r.message;
   EXPECT_GT(r.run_seconds, options.timeout_s) << "the reference was quick: the test shows nothing";
@@ -355,8 +373,8 @@ TEST(Measure, TheTimeOutCoversTheCandidateNotTheWorkersPreparation) {
 // another block size gives the compute function an array of the wrong shape: an error,
 // never a time.
 TEST(Measure, APrepackedCandidateRunsOnItsWeightPackedOnce) {
-  auto task = schedule_space::Task::create(ops::Workload::parse("conv2d:N=1,C=8,H=10,W=10,K=32,R=3,S=3,pad=1"),
-                                           kNative);
+  auto task =
+      schedule_space::Task::create(ops::Workload::parse("conv2d:N=1,C=8,H=10,W=10,K=32,R=3,S=3,pad=1"), kNative);
   auto prepacked_of = [&](int64_t kb) {
     nlohmann::json j = task->default_config().to_json();
     j["knobs"]["layout"] = "NCHWc";
@@ -367,7 +385,7 @@ TEST(Measure, APrepackedCandidateRunsOnItsWeightPackedOnce) {
     return *p;
   };
   schedule_space::PrepackedSchedule p16 = prepacked_of(16), p8 = prepacked_of(8);
-  MeasureInput candidate{task->workload(), kNative, p16.compute.func(), p16.pack.func(), p16.input};
+  MeasureInput candidate{task->workload(), kNative, p16.compute.func(), p16.pack.func(), p16.input, ""};
   for (bool cold : {true, false}) {
     RunnerOptions options = quick_runner();
     options.cold_caches = cold;
