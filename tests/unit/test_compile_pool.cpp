@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "compiler/ops/cpu_schedules.h"
+#include "correctness/tune_test_util.h"
 #include "measure/builder.h"
 #include "measure/compile_pool.h"
 #include "measure/runner.h"
@@ -18,6 +19,7 @@ namespace temper::measure {
 namespace {
 
 namespace fs = std::filesystem;
+using search::tune_testing::quick_runner;
 
 const Target kNative = Target::parse("llvm -mcpu=native");
 
@@ -46,14 +48,6 @@ struct TempDir {
   ~TempDir() { fs::remove_all(path); }
   std::string file(const std::string& name) const { return (path / name).string(); }
 };
-
-RunnerOptions quick_runner() {
-  RunnerOptions options;
-  options.repeat = 2;
-  options.min_repeat_ms = 1;
-  options.timeout_s = 20;
-  return options;
-}
 
 // One worker compiles a config's candidate, a trace's and a prepacked one in turn, and
 // stays the same process; what it compiled runs and matches the reference.
