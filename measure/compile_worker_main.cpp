@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -25,13 +26,17 @@
 namespace temper::measure {
 namespace {
 
-// Caps the CPU time this process may use from now on at seconds (a soft limit past its use).
+// Caps the CPU time this process may use from now on at about seconds: the soft limit
+// (SIGXCPU) past its use so far. The hard limit stays as it is, since a process may not
+// raise it again, and the next compile raises the soft one.
 void cap_cpu_time_from_now(double seconds) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
+  rlimit cpu{};
+  getrlimit(RLIMIT_CPU, &cpu);
   rlim_t used = static_cast<rlim_t>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + 1;
   rlim_t soft = used + static_cast<rlim_t>(std::ceil(seconds)) + 1;
-  rlimit cpu{soft, soft + 1};
+  cpu.rlim_cur = cpu.rlim_max == RLIM_INFINITY ? soft : std::min(soft, cpu.rlim_max);
   setrlimit(RLIMIT_CPU, &cpu);
 }
 
