@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "cli/command_line.h"
+#include "cli/probe_machine.h"
 #include "cli/commands.h"
 #include "compiler/ir/error.h"
 #include "compiler/ir/text.h"
@@ -56,10 +57,11 @@ const char* kDbUsage =
     "  import IN.jsonl...          add the records of JSON-lines files (skipping ones already present)\n"
     "  merge OTHER.db...           add the records of other logs (skipping ones already present)\n"
     "  prune --keep N              keep the records of the N best schedules per workload and target [--drop-errors]\n"
+    "  probe                       measure this machine's fp32 and int8 peaks and memory bandwidth into the log\n"
     "\n"
     "`temper db SUBCOMMAND --help` for a subcommand's options.\n";
 
-const char* kSubcommands = "list, best, stats, export, import, merge, prune";
+const char* kSubcommands = "list, best, stats, export, import, merge, prune, probe";
 
 void add_db_option(po::options_description& desc, std::string& db_path) {
   desc.add_options()("db", po::value(&db_path), "the tuning log (an SQLite file)");
@@ -435,15 +437,20 @@ int db_merge(const std::vector<std::string>& args) {
   // Every source is read in full before the log is opened: one that cannot be read adds
   // nothing from any.
   std::vector<TuningRecord> records;
+  std::vector<tuning_db::MachineProbe> probes;
   for (const std::string& source : sources) {
     SQLiteDatabase source_db(source, OpenMode::ReadOnly);
     std::vector<TuningRecord> read = source_db.all_records();
     std::cout << "read " << plural(static_cast<int64_t>(read.size()), "record") << " from " << source << "\n";
     warn_unreadable(source_db);
     records.insert(records.end(), read.begin(), read.end());
+    std::vector<tuning_db::MachineProbe> read_probes = source_db.probes();
+    probes.insert(probes.end(), read_probes.begin(), read_probes.end());
   }
   SQLiteDatabase db(db_path, OpenMode::Create);
   print_merge_result(tuning_db::add_new_records(db, records, import_check()), db_path);
+  int64_t added_probes = tuning_db::add_new_probes(db, probes);
+  if (!probes.empty()) std::cout << "added " << plural(added_probes, "machine probe") << "\n";
   return 0;
 }
 
@@ -495,6 +502,32 @@ int db_prune(const std::vector<std::string>& args) {
   return 0;
 }
 
+int db_probe(const std::vector<std::string>& args) {
+  const std::string usage = "usage: temper db probe --db FILE [--threads N] [--target T]";
+  std::string db_path;
+  int threads = 0;
+  std::string target_text = "llvm -mcpu=native";
+  po::options_description desc(
+      "temper db probe: measure this machine's fp32 FMA peak, int8 dot-product peak and memory bandwidth (a few "
+      "seconds) and keep them in the log beside its records, for `temper report`'s roofline");
+  add_db_option(desc, db_path);
+  // clang-format off
+  desc.add_options()
+      ("threads", po::value(&threads), "threads to measure on together (default: one per core)")
+      ("target", po::value(&target_text), "the CPU target whose records the probe goes with (default llvm -mcpu=native)");
+  // clang-format on
+  std::vector<std::string> positionals;
+  po::variables_map vm;
+  if (!parse_command_line(args, usage, desc, "", 0, 0, positionals, vm)) return 0;
+  require_db(db_path, usage);
+  if (threads < 0) throw UserError(str("--threads must be 0 (one per core) or more, got ", threads));
+  Target target = Target::parse(target_text);
+  check_probe_target(target);  // before the log is created
+  SQLiteDatabase db(db_path, OpenMode::Create);
+  probe_into_log(db, target, threads, std::cout);
+  return 0;
+}
+
 }  // namespace
 
 int cmd_db(const std::vector<std::string>& args) {
@@ -512,6 +545,7 @@ int cmd_db(const std::vector<std::string>& args) {
   if (subcommand == "import") return db_import(rest);
   if (subcommand == "merge") return db_merge(rest);
   if (subcommand == "prune") return db_prune(rest);
+  if (subcommand == "probe") return db_probe(rest);
   throw UserError(str("unknown db subcommand '", subcommand, "'; use one of ", kSubcommands));
 }
 

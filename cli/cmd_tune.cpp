@@ -15,6 +15,7 @@
 #include "cli/duration.h"
 #include "cli/tune_job.h"
 #include "cli/tune_model.h"
+#include "cli/tune_report.h"
 #include "compiler/codegen/gpu/nvrtc.h"
 #include "compiler/runtime/gpu/gpu_device.h"
 #include "search/tune.h"
@@ -188,7 +189,8 @@ struct TargetJob {
 // error that ended a job is thrown once every job has finished and printed its result.
 int tune_targets(const ops::Workload& workload, const std::vector<Target>& targets, const std::string& db_path,
                  const TunerChoice& choice, const std::string& space_flag, search::TuneOptions options,
-                 const measure::BuilderOptions& builder_options, const measure::RunnerOptions& runner_options) {
+                 const measure::BuilderOptions& builder_options, const measure::RunnerOptions& runner_options,
+                 TuneReport& report) {
   std::vector<TargetJob> jobs(targets.size());
   for (size_t i = 0; i < targets.size(); ++i) {
     std::vector<std::string> spaces = spaces_for(workload, targets[i], space_flag);
@@ -219,13 +221,14 @@ int tune_targets(const ops::Workload& workload, const std::vector<Target>& targe
   watch_stop_signals();
   std::vector<std::thread> threads;
   for (TargetJob& job : jobs) {
-    threads.emplace_back([&job, &options] {
+    threads.emplace_back([&job, &options, &report] {
       try {
         job.result = search::tune(
             *job.job.explorer, *job.builder, *job.runner, *job.db, options,
-            [&job](const search::TuneProgress& p) {
+            [&job, &report](const search::TuneProgress& p) {
               // One call per line: stdio locks the stream for it, so the jobs' lines never mix.
               std::fprintf(stderr, "%s%s\n", job.prefix.c_str(), progress_text(p).c_str());
+              report.after_batch();
             },
             &g_stop);
       } catch (...) {
@@ -253,6 +256,7 @@ int tune_targets(const ops::Workload& workload, const std::vector<Target>& targe
   }
   std::printf("log        %s (apply it: temper run '%s' --target TARGET --db %s)\n", db_path.c_str(),
               workload.to_string().c_str(), db_path.c_str());
+  report.finish();
   std::fflush(stdout);
   if (first_failure) std::rethrow_exception(first_failure);
   if (g_signal != 0) return 128 + g_signal;
@@ -264,13 +268,13 @@ int tune_targets(const ops::Workload& workload, const std::vector<Target>& targe
 int cmd_tune(const std::vector<std::string>& args) {
   const std::string usage =
       "usage: temper tune WORKLOAD --db FILE [--target T ...] [--space template|auto|both] [--trials N] "
-      "[--tuner random|grid|ga|xgb] [--time-budget 8h] [--early-stopping N] [--confirm N] [--seed N]\n"
+      "[--tuner random|grid|ga|xgb] [--time-budget 8h] [--early-stopping N] [--confirm N] [--seed N] [--report PAGE.html]\n"
       "       temper tune MODEL.onnx --db FILE [--dim NAME=N ...] [--shape NAME=D0xD1x... ...] [--layout "
       "nchwc|nchw8c|nchw16c|...-direct|nchw] [--task-scheduler "
       "gradient|round-robin] [the same "
       "flags]   (all the model's tasks, sharing --trials)\n"
       "                    [--transfer | --model FILE] [--save-model FILE]   (these three with --tuner xgb)";
-  std::string db_path, tuner_name, time_budget, model_path, save_model_path;
+  std::string db_path, tuner_name, time_budget, model_path, save_model_path, report_path;
   ModelTuneFlags model_flags;
   std::vector<std::string> target_texts;
   ModelShapeFlags shape_flags;
@@ -316,6 +320,8 @@ int cmd_tune(const std::vector<std::string>& args) {
       ("error-threshold", po::value(&options.error_threshold)->default_value(64),
        "stop after this many failed trials in a row (0: never)")
       ("seed", po::value(&seed)->default_value(0), "the tuner's random seed: same seed, same proposals")
+      ("report", po::value(&report_path),
+       "write the log's report page (as `temper report` does) here, refreshed after each batch and at the end")
       ("batch-size", po::value(&options.batch_size)->default_value(8), "configs compiled together, then timed")
       ("build-jobs", po::value(&builder_options.n_parallel)->default_value(0), "compile threads (0: one per core)")
       ("build-timeout", po::value(&builder_options.timeout_s)->default_value(30), "seconds per candidate's compile")
@@ -393,8 +399,9 @@ int cmd_tune(const std::vector<std::string>& args) {
     graph::ImportOptions import_options;
     import_options.dims = shape_flags.dim_sizes();
     import_options.input_shapes = shape_flags.input_shapes();
+    TuneReport report(report_path, db_path, targets[0]);
     return tune_model(workload_text, import_options, targets[0], db_path, choice, model_flags, options, builder_options,
-                      runner_options);
+                      runner_options, report);
   }
   if (shape_flags.given()) {
     throw UserError(shape_flags.dims.empty() ? "--shape gives a model's input a shape; give a .onnx model"
@@ -408,9 +415,10 @@ int cmd_tune(const std::vector<std::string>& args) {
 
   ops::Workload workload = ops::Workload::parse(workload_text);
   check_targets_runnable(targets);
+  TuneReport report(report_path, db_path, targets[0]);
   if (targets.size() > 1) {
     return tune_targets(workload, targets, db_path, choice, model_flags.space, options, builder_options,
-                        runner_options);
+                        runner_options, report);
   }
   const Target& target = targets[0];
   std::vector<std::string> spaces = spaces_for(workload, target, model_flags.space);
@@ -418,7 +426,7 @@ int cmd_tune(const std::vector<std::string>& args) {
     if (!save_model_path.empty()) throw UserError("--save-model saves one explorer's model; not with --space both");
     std::printf("workload   %s\n", workload.to_string().c_str());
     graph::LayoutTasks one_task{{{workload, 1, {}}}, {graph::LayoutChoice::Nchw}, {{1}}};
-    return tune_tasks(one_task, target, db_path, choice, model_flags, options, builder_options, runner_options);
+    return tune_tasks(one_task, target, db_path, choice, model_flags, options, builder_options, runner_options, report);
   }
   TuneJob job = prepare_job(workload, target, spaces[0], choice);
   tuning_db::SQLiteDatabase db(db_path);
@@ -438,7 +446,12 @@ int cmd_tune(const std::vector<std::string>& args) {
   watch_stop_signals();
   ProgressLine line;
   search::TuneResult result = search::tune(
-      *job.explorer, builder, runner, db, options, [&](const search::TuneProgress& p) { line.update(p); }, &g_stop);
+      *job.explorer, builder, runner, db, options,
+      [&](const search::TuneProgress& p) {
+        line.update(p);
+        report.after_batch();
+      },
+      &g_stop);
   line.finish();
   restore_stop_signals();
 
@@ -452,6 +465,7 @@ int cmd_tune(const std::vector<std::string>& args) {
   }
   std::printf("log        %s (apply it: temper run '%s' --db %s)\n", db_path.c_str(), workload.to_string().c_str(),
               db_path.c_str());
+  report.finish();
   if (g_signal != 0) return 128 + g_signal;
   return result.best ? 0 : 1;
 }

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "cli/duration.h"
+#include "cli/tune_report.h"
 #include "compiler/graph/onnx_import.h"
 #include "compiler/graph/task_extraction.h"
 #include "schedule_space/template.h"
@@ -97,7 +98,8 @@ search::TaskSchedulerStrategy parse_strategy(const std::string& name) {
 
 int tune_tasks(const graph::LayoutTasks& model, const Target& target, const std::string& db_path,
                const TunerChoice& choice, const ModelTuneFlags& flags, const search::TuneOptions& options,
-               const measure::BuilderOptions& builder_options, const measure::RunnerOptions& runner_options) {
+               const measure::BuilderOptions& builder_options, const measure::RunnerOptions& runner_options,
+               TuneReport& report) {
   search::TaskSchedulerOptions scheduler_options;
   scheduler_options.strategy = parse_strategy(flags.scheduler);
   scheduler_options.early_stopping = options.early_stopping;
@@ -205,6 +207,7 @@ int tune_tasks(const graph::LayoutTasks& model, const Target& target, const std:
                  str("[", j.job.space, "]").c_str(), j.trials, got, best, spent, options.trials,
                  latency_text(model, jobs).c_str(), format_duration(elapsed()).c_str(),
                  scheduler.finished(k) ? "  done: " : "", scheduler.why_finished(k).c_str());
+    report.after_batch();
   }
   // Each job's best few schedules measured again, so that their medians decide (tune.h).
   int confirmations = 0;
@@ -250,6 +253,7 @@ int tune_tasks(const graph::LayoutTasks& model, const Target& target, const std:
         fastest ? model.layouts[fastest->second].activations().c_str() : "the target's block (no way has every best)");
   }
   std::printf("log        %s\n", db_path.c_str());
+  report.finish();
   if (untried > 0 && g_signal == 0) {
     std::fprintf(stderr,
                  "warning: %d of %zu tuning jobs got no trials; builds use their defaults (give --trials %d or more "
@@ -263,7 +267,7 @@ int tune_tasks(const graph::LayoutTasks& model, const Target& target, const std:
 int tune_model(const std::string& model_path, const graph::ImportOptions& import_options, const Target& target,
                const std::string& db_path, const TunerChoice& choice, const ModelTuneFlags& flags,
                const search::TuneOptions& options, const measure::BuilderOptions& builder_options,
-               const measure::RunnerOptions& runner_options) {
+               const measure::RunnerOptions& runner_options, TuneReport& report) {
   graph::Graph g = graph::import_onnx(model_path, import_options);
   std::vector<std::string> skipped;
   graph::LayoutTasks model =
@@ -275,7 +279,7 @@ int tune_model(const std::string& model_path, const graph::ImportOptions& import
                         " has no node that a tuning task serves (Conv, Gemm, MatMul, attention, Softmax, "
                         "LayerNormalization, Transpose); nothing to tune"));
   }
-  return tune_tasks(model, target, db_path, choice, flags, options, builder_options, runner_options);
+  return tune_tasks(model, target, db_path, choice, flags, options, builder_options, runner_options, report);
 }
 
 }  // namespace temper::cli

@@ -19,6 +19,8 @@
 
 namespace temper::cli {
 
+class TuneReport;
+
 struct ModelTuneFlags {
   std::string space;             // --space ("" : a template where one serves the task, else auto)
   std::string scheduler;         // --task-scheduler: "gradient" or "round-robin"
@@ -37,12 +39,13 @@ search::TaskSchedulerStrategy parse_strategy(const std::string& name);
 // stop request. `temper tune WORKLOAD --space both` is this with one task of count 1.
 int tune_tasks(const graph::LayoutTasks& model, const Target& target, const std::string& db_path,
                const TunerChoice& choice, const ModelTuneFlags& flags, const search::TuneOptions& options,
-               const measure::BuilderOptions& builder_options, const measure::RunnerOptions& runner_options);
+               const measure::BuilderOptions& builder_options, const measure::RunnerOptions& runner_options,
+               TuneReport& report);
 
 // Imports the model, extracts its tasks, and tune_tasks them.
 int tune_model(const std::string& model_path, const graph::ImportOptions& import_options, const Target& target,
                const std::string& db_path, const TunerChoice& choice, const ModelTuneFlags& flags,
                const search::TuneOptions& options, const measure::BuilderOptions& builder_options,
-               const measure::RunnerOptions& runner_options);
+               const measure::RunnerOptions& runner_options, TuneReport& report);
 
 }  // namespace temper::cli

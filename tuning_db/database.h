@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "tuning_db/machine_probe.h"
 #include "tuning_db/record.h"
 
 namespace temper::tuning_db {
@@ -40,6 +41,11 @@ class Database {
   virtual int64_t size() const = 0;
   // The workloads the log knows, in the order they were first committed.
   virtual std::vector<WorkloadKey> workloads() const = 0;
+
+  // Machine probes (machine_probe.h), kept like records: never replaced, a machine probed
+  // again has several and latest_probe_of picks the newest. probes() in commit order.
+  virtual void commit_probe(const MachineProbe& probe) = 0;
+  virtual std::vector<MachineProbe> probes() const = 0;
 };
 
 }  // namespace temper::tuning_db

@@ -56,4 +56,14 @@ std::vector<WorkloadKey> MemoryDatabase::workloads() const {
   return workloads_;
 }
 
+void MemoryDatabase::commit_probe(const MachineProbe& probe) {
+  std::lock_guard lock(mutex_);
+  probes_.push_back(probe);
+}
+
+std::vector<MachineProbe> MemoryDatabase::probes() const {
+  std::lock_guard lock(mutex_);
+  return probes_;
+}
+
 }  // namespace temper::tuning_db

@@ -18,6 +18,8 @@ class MemoryDatabase : public Database {
   std::vector<TuningRecord> all_records() const override;
   int64_t size() const override;
   std::vector<WorkloadKey> workloads() const override;
+  void commit_probe(const MachineProbe& probe) override;
+  std::vector<MachineProbe> probes() const override;
 
  private:
   void add_workload_locked(const WorkloadKey& workload);
@@ -25,6 +27,7 @@ class MemoryDatabase : public Database {
   mutable std::mutex mutex_;
   std::vector<WorkloadKey> workloads_;
   std::vector<TuningRecord> records_;
+  std::vector<MachineProbe> probes_;
 };
 
 }  // namespace temper::tuning_db

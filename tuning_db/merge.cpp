@@ -1,5 +1,6 @@
 #include "tuning_db/merge.h"
 
+#include <algorithm>
 #include <string>
 #include <unordered_set>
 
@@ -49,6 +50,18 @@ MergeResult add_new_records(Database& into, const std::vector<TuningRecord>& rec
   into.commit_records(fresh);
   result.added = static_cast<int64_t>(fresh.size());
   return result;
+}
+
+int64_t add_new_probes(Database& into, const std::vector<MachineProbe>& probes) {
+  std::vector<MachineProbe> present = into.probes();
+  int64_t added = 0;
+  for (const MachineProbe& probe : probes) {
+    if (std::find(present.begin(), present.end(), probe) != present.end()) continue;
+    into.commit_probe(probe);
+    present.push_back(probe);
+    ++added;
+  }
+  return added;
 }
 
 }  // namespace temper::tuning_db

@@ -37,4 +37,7 @@ using RecordCheck = std::function<std::string(const TuningRecord&)>;
 // there are skipped before they are checked.
 MergeResult add_new_records(Database& into, const std::vector<TuningRecord>& records, const RecordCheck& also = {});
 
+// Commits the probes `into` does not hold already (an equal MachineProbe); returns how many.
+int64_t add_new_probes(Database& into, const std::vector<MachineProbe>& probes);
+
 }  // namespace temper::tuning_db

@@ -159,10 +159,28 @@ void add_target_device_v2(sqlite3* db, const std::string& path) {
        "adding the device fingerprint to the targets (schema 2)");
 }
 
-constexpr Migration kMigrations[] = {create_schema_v1, add_target_device_v2};
+// v3: machine probes (machine_probe.h), keyed by the target they ran for.
+void add_machine_probes_v3(sqlite3* db, const std::string& path) {
+  exec(db, path, R"sql(
+    CREATE TABLE machine_probes (
+      id INTEGER PRIMARY KEY,
+      target_id INTEGER NOT NULL REFERENCES targets(id),
+      threads INTEGER NOT NULL,
+      fp32_gflops REAL NOT NULL,
+      int8_gops REAL NOT NULL,
+      bandwidth_gbs REAL NOT NULL,
+      timestamp INTEGER NOT NULL,
+      temper_version TEXT NOT NULL
+    );
+  )sql",
+       "adding the machine probes (schema 3)");
+}
 
-// The first schema that stores TargetInfo::device.
+constexpr Migration kMigrations[] = {create_schema_v1, add_target_device_v2, add_machine_probes_v3};
+
+// The first schema that stores TargetInfo::device, and the first with machine probes.
 constexpr int kDeviceSchema = 2;
+constexpr int kProbeSchema = 3;
 constexpr int kSchemaVersion = static_cast<int>(std::size(kMigrations));
 
 [[noreturn]] void refuse_newer_schema(const std::string& path, int version) {
@@ -198,6 +216,15 @@ const SchemaTable kSchemaTables[] = {
       {"error_message", 1},
       {"timestamp", 1},
       {"temper_version", 1}}},
+    {"machine_probes",
+     {{"id", 3},
+      {"target_id", 3},
+      {"threads", 3},
+      {"fp32_gflops", 3},
+      {"int8_gops", 3},
+      {"bandwidth_gbs", 3},
+      {"timestamp", 3},
+      {"temper_version", 3}}},
 };
 
 // Refuses a file whose schema version no Temper writes (negative) or this one cannot read
@@ -208,6 +235,8 @@ void check_schema(sqlite3* db, const std::string& path, int version) {
   if (version > kSchemaVersion) refuse_newer_schema(path, version);
   if (version == 0) return;  // new, or foreign: told apart by whether it has tables
   for (const SchemaTable& table : kSchemaTables) {
+    int table_since = table.columns.front().second;
+    if (table_since > version) continue;  // a table a later version adds
     Statement info(db, path, "SELECT name FROM pragma_table_info(?)");
     info.bind(1, std::string(table.table));
     std::set<std::string> present;
@@ -535,6 +564,49 @@ std::vector<TuningRecord> SQLiteDatabase::all_records() const {
 
 int64_t SQLiteDatabase::size() const {
   return query_int(db_, path_, "SELECT count(*) FROM records", "counting records");
+}
+
+void SQLiteDatabase::commit_probe(const MachineProbe& probe) {
+  exec(db_, path_, "BEGIN IMMEDIATE", "locking the log to commit");
+  try {
+    Statement insert(db_, path_,
+                     "INSERT INTO machine_probes (target_id, threads, fp32_gflops, int8_gops, bandwidth_gbs, "
+                     "timestamp, temper_version) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    insert.bind(1, target_id(db_, path_, probe.machine));
+    insert.bind(2, static_cast<int64_t>(probe.threads));
+    insert.bind(3, probe.fp32_gflops);
+    insert.bind(4, probe.int8_gops);
+    insert.bind(5, probe.bandwidth_gbs);
+    insert.bind(6, probe.timestamp);
+    insert.bind(7, probe.temper_version);
+    insert.step("adding a machine probe");
+    exec(db_, path_, "COMMIT", "committing a machine probe");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::vector<MachineProbe> SQLiteDatabase::probes() const {
+  std::vector<MachineProbe> probes;
+  if (schema_version_ < kProbeSchema) return probes;
+  Statement select(db_, path_,
+                   "SELECT t.target, t.cpu_model, t.cpu_features, t.cores, t.compiler, t.device, p.threads, "
+                   "p.fp32_gflops, p.int8_gops, p.bandwidth_gbs, p.timestamp, p.temper_version "
+                   "FROM machine_probes p JOIN targets t ON p.target_id = t.id ORDER BY p.id");
+  while (select.step("reading machine probes")) {
+    MachineProbe p;
+    p.machine = {select.text(0), select.text(1), select.text(2), static_cast<int>(select.integer(3)),
+                 select.text(4), select.text(5)};
+    p.threads = static_cast<int>(select.integer(6));
+    p.fp32_gflops = select.real(7);
+    p.int8_gops = select.real(8);
+    p.bandwidth_gbs = select.real(9);
+    p.timestamp = select.integer(10);
+    p.temper_version = select.text(11);
+    probes.push_back(std::move(p));
+  }
+  return probes;
 }
 
 std::vector<WorkloadKey> SQLiteDatabase::workloads() const {

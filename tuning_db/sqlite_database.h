@@ -1,12 +1,14 @@
 // The tuning log as an SQLite file, through SQLite's C API.
 //
-// Schema (version 2, kept in PRAGMA user_version):
+// Schema (version 3, kept in PRAGMA user_version):
 //   workloads(id, op, workload UNIQUE)
 //   targets(id, target, cpu_model, cpu_features, cores, compiler, device; UNIQUE over all
 //           six; device since version 2)
 //   records(id, workload_id -> workloads, target_id -> targets, trace, config, costs
 //           (JSON text), mean, error_kind, error_message, timestamp, temper_version)
 //   index records_best(workload_id, target_id, mean) for the best-record query.
+//   machine_probes(id, target_id -> targets, threads, fp32_gflops, int8_gops,
+//           bandwidth_gbs, timestamp, temper_version; since version 3)
 //
 // Several processes may tune into one file at once: the file is in WAL mode, writers
 // wait up to busy_timeout for each other, and each commit is one transaction, so a
@@ -114,6 +116,9 @@ class SQLiteDatabase : public Database {
   std::vector<TuningRecord> all_records() const override;
   int64_t size() const override;
   std::vector<WorkloadKey> workloads() const override;
+  void commit_probe(const MachineProbe& probe) override;
+  // A log of schema 2 or older, opened read-only, has none.
+  std::vector<MachineProbe> probes() const override;
 
   const std::string& path() const { return path_; }
 

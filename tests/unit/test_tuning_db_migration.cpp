@@ -116,6 +116,7 @@ TEST_F(TuningDbMigration, ASchema1LogOpenedReadOnlyIsReadAsItIs) {
     EXPECT_EQ(db.top_k(kMatmul, "llvm -mcpu=native", 1).at(0).mean, 0.001);
     LogStats stats = db.stats();
     EXPECT_EQ(stats.schema_version, 1);
+    EXPECT_TRUE(db.probes().empty());  // no table before schema 3
     ASSERT_EQ(stats.targets.size(), 2u);
     EXPECT_EQ(stats.targets[0].target, kCpu);
     EXPECT_EQ(stats.targets[0].records, 2);
@@ -127,12 +128,13 @@ TEST_F(TuningDbMigration, ASchema1LogOpenedForWritingIsMigratedKeepingEveryRecor
   {
     SQLiteDatabase db(path_);
     expect_the_schema_1_records(db.all_records());
-    EXPECT_EQ(db.stats().schema_version, 2);
+    EXPECT_EQ(db.stats().schema_version, 3);
+    EXPECT_TRUE(db.probes().empty());
     // The ids stayed: a record of the migrated CPU target shares its row.
     db.commit_record(make_record(kCpu, 5e-4, 4));
     EXPECT_EQ(db.stats().targets.size(), 2u);
   }
-  EXPECT_EQ(user_version(path_), 2);
+  EXPECT_EQ(user_version(path_), 3);
   SQLiteDatabase db(path_, OpenMode::ReadOnly);
   std::vector<TuningRecord> records = db.all_records();
   ASSERT_EQ(records.size(), 4u);
