@@ -45,7 +45,6 @@
 
 #include "benchmarks/bench_common.h"
 #include "measure/fma_peak.h"
-#include "benchmarks/onnxruntime_process.h"
 #include "compiler/graph/executor.h"
 #include "compiler/graph/onnx_import.h"
 #include "compiler/graph/task_extraction.h"
@@ -53,6 +52,7 @@
 #include "compiler/runtime/c_runtime_api.h"
 #include "search/apply_history_best.h"
 #include "search/layout_from_log.h"
+#include "sweep/onnxruntime_process.h"
 #include "tuning_db/sqlite_database.h"
 
 namespace temper::bench {
@@ -205,13 +205,13 @@ ModelResult run_model(const std::string& path, const Options& options, const Tar
                 seconds_since(start), options.db.c_str());
   }
 
-  std::unique_ptr<OnnxruntimeProcess> onnxruntime;
+  std::unique_ptr<sweep::OnnxruntimeProcess> onnxruntime;
   std::string work_dir;
   if (!options.onnxruntime_python.empty()) {
     work_dir = (std::filesystem::temp_directory_path() / ("temper-model-e2e-" + std::to_string(getpid()))).string();
     std::filesystem::create_directories(work_dir);
-    onnxruntime = std::make_unique<OnnxruntimeProcess>(options.onnxruntime_python, options.onnxruntime_runner, path,
-                                                      threads, inputs, work_dir);
+    onnxruntime = std::make_unique<sweep::OnnxruntimeProcess>(options.onnxruntime_python, options.onnxruntime_runner,
+                                                             path, threads, inputs, work_dir);
   }
 
   std::optional<cv::dnn::Net> net;

@@ -438,6 +438,7 @@ int db_merge(const std::vector<std::string>& args) {
   // nothing from any.
   std::vector<TuningRecord> records;
   std::vector<tuning_db::MachineProbe> probes;
+  std::vector<tuning_db::SweepResult> sweeps;
   for (const std::string& source : sources) {
     SQLiteDatabase source_db(source, OpenMode::ReadOnly);
     std::vector<TuningRecord> read = source_db.all_records();
@@ -446,11 +447,15 @@ int db_merge(const std::vector<std::string>& args) {
     records.insert(records.end(), read.begin(), read.end());
     std::vector<tuning_db::MachineProbe> read_probes = source_db.probes();
     probes.insert(probes.end(), read_probes.begin(), read_probes.end());
+    std::vector<tuning_db::SweepResult> read_sweeps = source_db.sweep_results();
+    sweeps.insert(sweeps.end(), read_sweeps.begin(), read_sweeps.end());
   }
   SQLiteDatabase db(db_path, OpenMode::Create);
   print_merge_result(tuning_db::add_new_records(db, records, import_check()), db_path);
   int64_t added_probes = tuning_db::add_new_probes(db, probes);
   if (!probes.empty()) std::cout << "added " << plural(added_probes, "machine probe") << "\n";
+  int64_t added_sweeps = tuning_db::add_new_sweep_results(db, sweeps);
+  if (!sweeps.empty()) std::cout << "added " << plural(added_sweeps, "sweep result") << "\n";
   return 0;
 }
 

@@ -16,9 +16,9 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/model_executor.h"
+#include "cli/workload_kernel.h"
 #include "cli/workload_schedule.h"
 #include "compiler/codegen/build.h"
-#include "compiler/codegen/gpu/gpu_module.h"
 #include "compiler/graph/executor.h"
 #include "compiler/graph/onnx_import.h"
 #include "compiler/ir/text.h"
@@ -26,7 +26,6 @@
 #include "compiler/runtime/c_runtime_api.h"
 #include "compiler/runtime/npy.h"
 #include "compiler/runtime/timer.h"
-#include "schedule_space/template.h"
 #include "search/apply_history_best.h"
 #include "tuning_db/sqlite_database.h"
 
@@ -36,45 +35,21 @@ namespace temper::cli {
 namespace {
 
 struct Measured {
-  BuildResult build;
+  double lower_seconds = 0, codegen_seconds = 0;
   TimingResult timing;
   Comparison check;
   bool weight_packed = false;  // timed on its weight packed once beforehand
 };
 
-// Compiles, checks against the reference, and times one schedule of the workload. A wrong
-// result is an error: its time would mean nothing. A template config that packs a weight
-// (conv2d's NCHWc blocks, dense's transposed weight) is timed as the tuner and a model
-// build run it: on the weight packed once, before the timing.
+// Compiles, checks and times one schedule of the workload (cli/workload_kernel.h).
 Measured measure(const ops::Workload& workload, const ops::OpInstance& op, const ops::SourcedSchedule& sch,
                  const Target& target, ops::OpData& data, int repeat, double min_repeat_ms) {
-  Measured m;
-  std::optional<schedule_space::PrepackedSchedule> prepacked;
-  if (!target.is_gpu() && !sch.config.is_null() && schedule_space::find_template(workload.op, target)) {
-    std::unique_ptr<schedule_space::Task> task = schedule_space::Task::create(workload, target);
-    prepacked = task->apply_prepacked(task->space().from_json(sch.config));
-  }
-  ops::OpData run_data = data;
-  PackedFunc f;
-  if (prepacked) {
-    run_data.inputs[prepacked->input] = schedule_space::pack_once(*prepacked, data.inputs[prepacked->input], target);
-    m.build = build({prepacked->compute.func()}, target);
-    f = m.build.module->get_function(prepacked->compute.func().name);
-    m.weight_packed = true;
-  } else {
-    m.build = build({sch.schedule.func()}, target);
-    f = m.build.module->get_function(op.func.name);
-  }
-  m.check = ops::run_and_check(f, run_data);
-  if (!m.check.ok()) throw UserError(str("wrong result: ", m.check.message));
-  std::vector<NDArray*> args = run_data.args();
+  CheckedKernel kernel(workload, op, sch, target, data);
   TimingOptions options;
   options.repeat = repeat;
   options.min_repeat_ms = min_repeat_ms;
-  // A GPU function called on host tensors copies them each call: time the kernels alone.
-  auto* gpu = dynamic_cast<GpuModule*>(m.build.module.get());
-  m.timing = gpu ? gpu->time(op.func.name, args, options) : time_function([&] { f(args); }, options);
-  return m;
+  return {kernel.build().lower_seconds, kernel.build().codegen_seconds, kernel.time(options), kernel.check(),
+          kernel.weight_packed()};
 }
 
 void print_line(const char* label, const std::string& text) {
@@ -451,7 +426,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (m.weight_packed)
     print_line("weights", "packed once into the config's layout before timing, as a model build does");
   print_line("compile",
-             "lower " + format_ms(m.build.lower_seconds) + ", codegen " + format_ms(m.build.codegen_seconds));
+             "lower " + format_ms(m.lower_seconds) + ", codegen " + format_ms(m.codegen_seconds));
   char err[64];
   std::snprintf(err, sizeof err, "%.2g", m.check.max_abs_error);
   print_line("check", std::string("ok, max abs error ") + err + " against the reference");

@@ -17,5 +17,6 @@ int cmd_model(const std::vector<std::string>& args);
 int cmd_build(const std::vector<std::string>& args);
 int cmd_devices(const std::vector<std::string>& args);
 int cmd_report(const std::vector<std::string>& args);
+int cmd_sweep(const std::vector<std::string>& args);
 
 }  // namespace temper::cli

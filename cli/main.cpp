@@ -21,6 +21,7 @@ const char* kUsage =
     "  tune WORKLOAD --db FILE                      search the schedule space, logging every measurement\n"
     "  ops [OP]                                     list the operators and their parameters\n"
     "  db SUBCOMMAND --db FILE                      list, inspect, merge, prune a tuning log\n"
+    "  sweep SUITE.toml --db FILE                   tune a suite where the log lacks trials, time it beside baselines\n"
     "  report --db FILE -o PAGE.html                draw a tuning log as one self-contained HTML page\n"
     "  model train|eval --db FILE                   fit a cost model on a tuning log, or judge one against it\n"
     "  devices [--json]                             the targets this machine can run, and why not the others\n"
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
     if (command == "build") return temper::cli::cmd_build(args);
     if (command == "devices") return temper::cli::cmd_devices(args);
     if (command == "report") return temper::cli::cmd_report(args);
+    if (command == "sweep") return temper::cli::cmd_sweep(args);
     std::cerr << "temper: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const temper::UserError& e) {

@@ -57,7 +57,7 @@ std::string format_bytes(int64_t bytes) {
 
 std::unique_ptr<graph::GraphExecutor> compile_model(const graph::Graph& g, const Target& target,
                                                     const std::string& db, graph::LayoutChoice layout,
-                                                    search::MachineMatch match) {
+                                                    search::MachineMatch match, int* ops_from_log) {
   std::unique_ptr<graph::GraphExecutor> executor;
   std::string schedules;
   if (db.empty()) {
@@ -73,6 +73,7 @@ std::unique_ptr<graph::GraphExecutor> compile_model(const graph::Graph& g, const
     CountingSource counting(best);
     executor = std::make_unique<graph::GraphExecutor>(g, target, graph::ExecutorOptions{.schedules = &counting, .layout = layout});
     int tasks = executor->plan().tasks;
+    if (ops_from_log) *ops_from_log = counting.from_log();
     schedules = str(counting.from_log(), " of ", tasks, " tunable ops tuned from ", db, " (",
                     tasks - counting.from_log(), " with their template defaults)");
     std::string unreadable = tuning_db::unreadable_records_warning(log);

@@ -20,8 +20,10 @@ namespace temper::cli {
 // tunable ops the log served, how many took the template default), "kernels  ..." (calls
 // per run, memory) and "layout  ..." (layout_summary) on stdout.
 // match: whose records apply (search::MachineMatch: this machine's unless --any-machine).
+// ops_from_log, when given and db is: how many tunable ops took a record of the log.
 std::unique_ptr<graph::GraphExecutor> compile_model(const graph::Graph& g, const Target& target, const std::string& db,
-                                                    graph::LayoutChoice layout, search::MachineMatch match);
+                                                    graph::LayoutChoice layout, search::MachineMatch match,
+                                                    int* ops_from_log = nullptr);
 
 // Where the plan's activations are blocked and where it converts, in one line:
 // "activations in NCHW16c between convs; 1 conversion: out of NCHW16c for 'Flatten_0' (Flatten)".

@@ -18,15 +18,19 @@ constexpr double kRefreshSeconds = 10;
 
 }  // namespace
 
-TuneReport::TuneReport(std::string path, std::string db_path, const Target& target)
-    : path_(std::move(path)), db_path_(std::move(db_path)) {
-  if (path_.empty()) return;
-  std::filesystem::path folder = std::filesystem::absolute(path_).parent_path();
+void check_report_path(const std::string& path) {
+  std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
   if (!std::filesystem::is_directory(folder) || access(folder.c_str(), W_OK | X_OK) != 0) {
-    throw UserError(str("cannot write --report ", path_, ": its folder ", folder.string(),
+    throw UserError(str("cannot write --report ", path, ": its folder ", folder.string(),
                         " does not exist or is not writable"));
   }
   report::find_chart_js();  // a missing Chart.js fails before the job, not after it
+}
+
+TuneReport::TuneReport(std::string path, std::string db_path, const Target& target)
+    : path_(std::move(path)), db_path_(std::move(db_path)) {
+  if (path_.empty()) return;
+  check_report_path(path_);
   if (target.is_gpu()) return;
   tuning_db::SQLiteDatabase log(db_path_);
   if (!log_has_probe_of_this_machine(log, target)) {

@@ -12,6 +12,10 @@
 
 namespace temper::cli {
 
+// UserError unless path's folder exists and can be written, and Chart.js is installed:
+// what a command checks before its work when it will write a page at the end.
+void check_report_path(const std::string& path);
+
 class TuneReport {
  public:
   // An empty path makes a report that does nothing. Checks that the page's folder can be

@@ -5,6 +5,7 @@
 #include <iterator>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "compiler/ir/error.h"
 #include "compiler/ops/workload.h"
@@ -159,6 +160,41 @@ json result_of(const std::vector<TuningRecord>& records, int machine, double flo
   return r;
 }
 
+// Per sweep, entry and machine, the contenders of its latest run, in the order timed.
+template <typename MachineOf>
+json sweeps_of(const std::vector<tuning_db::SweepResult>& results, MachineOf& machine_of) {
+  std::map<std::tuple<std::string, std::string, int>, int64_t> latest;
+  for (const tuning_db::SweepResult& r : results) {
+    int64_t& t = latest[{r.sweep, r.entry, machine_of(r.machine)}];
+    t = std::max(t, r.timestamp);
+  }
+  json sweeps = json::array();
+  std::map<std::tuple<std::string, std::string, int>, size_t> index;
+  for (const tuning_db::SweepResult& r : results) {
+    std::tuple<std::string, std::string, int> key{r.sweep, r.entry, machine_of(r.machine)};
+    if (r.timestamp != latest[key]) continue;
+    if (!index.count(key)) {
+      index[key] = sweeps.size();
+      sweeps.push_back({{"sweep", r.sweep},
+                        {"entry", r.entry},
+                        {"entry_kind", r.entry_kind},
+                        {"machine", std::get<2>(key)},
+                        {"date", utc_date(r.timestamp, "%Y-%m-%d %H:%M")},
+                        {"flops", r.flops},
+                        {"threads", r.threads},
+                        {"contenders", json::array()}});
+    }
+    json contender = {{"contender", r.contender},     {"status", r.status},  {"why", r.why},
+                      {"description", r.description}, {"seconds", r.seconds}, {"rounds", r.round_seconds}};
+    if (!r.details.empty()) {
+      json details = json::parse(r.details, nullptr, false);
+      if (!details.is_discarded()) contender["details"] = std::move(details);
+    }
+    sweeps[index[key]]["contenders"].push_back(std::move(contender));
+  }
+  return sweeps;
+}
+
 }  // namespace
 
 json report_data(const tuning_db::Database& log, const ReportOptions& options) {
@@ -187,6 +223,8 @@ json report_data(const tuning_db::Database& log, const ReportOptions& options) {
     grouped[r.workload.workload][m].push_back(std::move(r));
   }
   for (const tuning_db::MachineProbe& p : probes) machine_of(p.machine);
+  std::vector<tuning_db::SweepResult> sweep_results = log.sweep_results();
+  for (const tuning_db::SweepResult& r : sweep_results) machine_of(r.machine);
 
   json data;
   data["title"] = options.title;
@@ -231,6 +269,7 @@ json report_data(const tuning_db::Database& log, const ReportOptions& options) {
     }
     data["workloads"].push_back(std::move(workload));
   }
+  data["sweeps"] = sweeps_of(sweep_results, machine_of);
   data["failures"] = json::array();
   for (const auto& [key, count] : failures) {
     data["failures"].push_back({{"machine", key.first}, {"kind", key.second}, {"count", count}});

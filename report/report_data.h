@@ -11,13 +11,17 @@
 //                            best_ms, median_ms, best_gflops, first_ms, first_gflops,
 //                            curve: {kind: [[trial, seconds, best GFLOP/s so far]...]},
 //                            spread: [{rank, min_ms, median_ms, max_ms, repeats, kind}]}]}],
+//    sweeps: [{sweep, entry, entry_kind, machine, date, flops, threads,
+//              contenders: [{contender, status, why, description, seconds, rounds,
+//                            details (a model's tasks and the log's estimate, when kept)}]}],
 //    failures: [{machine, kind, count}]}
 //
 // A machine is a target string on one kind of hardware (tuning_db::same_machine); a
 // search kind is "template" for records with a knob config, "auto-scheduler" for those
 // with a trace alone. The best is the build's choice (tuning_db::rank_schedules: a
 // re-measured schedule by its median record); GFLOP/s count the op's FLOPs
-// (ops::OpInstance::flops), 0 where the workload no longer instantiates.
+// (ops::OpInstance::flops), 0 where the workload no longer instantiates. A sweep entry
+// shows its latest run on each machine.
 #pragma once
 
 #include <nlohmann/json.hpp>

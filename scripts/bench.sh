@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
 # Builds the benchmarks (installing oneDNN, OpenBLAS and OpenCV's dnn module) and runs one of them.
 # Usage: scripts/bench.sh [matmul_schedules|tune_matmul|conv_templates|row_ops|cost_model|model_e2e|gpu_matmul] [options of that benchmark]
+#        scripts/bench.sh sweep [SUITE.toml] [options of temper sweep]
+#
+# sweep runs `temper sweep` on a suite (default benchmarks/suites/cpu_core.toml; for
+# models.toml it writes the models and makes the onnxruntime venv first) into
+# bench_logs/sweep.db, with its baselines' runner (temper-baseline) built, and writes the
+# report page bench_logs/sweep.html.
 #
 # model_e2e runs end to end: writes the models into bench_logs/models/ (scripts/make_bench_models.py:
 # ResNet-18, MobileNetV2, ResNet-50 from torchvision, a BERT-base encoder layer, a 4-layer encoder
@@ -26,11 +32,36 @@ build="${BUILD_DIR:-$root/build}"
 bench="${1:-matmul_schedules}"
 shift || true
 
+logs="$root/bench_logs"
+make_onnxruntime_venv() {
+  venv="$logs/venv"
+  if ! "$venv/bin/python" -c 'import onnxruntime' 2>/dev/null; then
+    echo "bench.sh: installing onnxruntime from PyPI into $venv (the baseline; not needed by the build)"
+    /usr/bin/python3 -m venv --system-site-packages "$venv"
+    "$venv/bin/pip" install -q onnxruntime
+  fi
+}
+
+if [[ "$bench" == sweep ]]; then
+  suite="$root/benchmarks/suites/cpu_core.toml"
+  if [[ $# -gt 0 && "$1" == *.toml ]]; then
+    suite="$1"
+    shift
+  fi
+  mkdir -p "$logs"
+  extra=()
+  if grep -q '^\[\[model\]\]' "$suite"; then
+    /usr/bin/python3 "$root/scripts/make_bench_models.py" "$logs/models" --only resnet18,mobilenet_v2,resnet50
+    make_onnxruntime_venv
+    extra=(--onnxruntime-python "$logs/venv/bin/python")
+  fi
+  exec "$build/cli/temper" sweep "$suite" --db "$logs/sweep.db" --report "$logs/sweep.html" "${extra[@]}" "$@"
+fi
+
 # gpu_matmul: tunes matmul for opencl and the CPU (and cuda where there is a device), one
 # target after the other, into bench_logs/gpu_matmul.db (GPU_MATMUL_TRIALS per target,
 # default 48; the log is appended to, so a rerun resumes), then times them side by side.
 if [[ "$bench" == gpu_matmul ]]; then
-  logs="$root/bench_logs"
   mkdir -p "$logs"
   db="$logs/gpu_matmul.db"
   trials="${GPU_MATMUL_TRIALS:-48}"
@@ -60,7 +91,6 @@ if [[ ! -x "$build/benchmarks/model_e2e" ]]; then
   echo "bench.sh: $build/benchmarks/model_e2e was not built (is libopencv-dnn-dev installed?)" >&2
   exit 1
 fi
-logs="$root/bench_logs"
 models="$logs/models"
 db="$logs/model_e2e.db"
 trials="${MODEL_E2E_TRIALS:-1000}"
@@ -71,12 +101,7 @@ model_list="${MODEL_E2E_MODELS:-resnet18,mobilenet_v2,resnet50,bert_layer,bert_e
 rm -f "$models"/*.onnx  # only the models asked for are timed
 /usr/bin/python3 "$root/scripts/make_bench_models.py" "$models" --size "${MODEL_E2E_SIZE:-224}" \
   --layers "${MODEL_E2E_LAYERS:-4}" --seq "${MODEL_E2E_SEQ:-128}" --only "$model_list"
-venv="$logs/venv"
-if ! "$venv/bin/python" -c 'import onnxruntime' 2>/dev/null; then
-  echo "bench.sh: installing onnxruntime from PyPI into $venv (the baseline; not needed by the build)"
-  /usr/bin/python3 -m venv --system-site-packages "$venv"
-  "$venv/bin/pip" install -q onnxruntime
-fi
+make_onnxruntime_venv
 
 db_flag=()
 if ((trials > 0)); then

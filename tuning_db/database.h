@@ -14,6 +14,7 @@
 
 #include "tuning_db/machine_probe.h"
 #include "tuning_db/record.h"
+#include "tuning_db/sweep_result.h"
 
 namespace temper::tuning_db {
 
@@ -46,6 +47,10 @@ class Database {
   // again has several and latest_probe_of picks the newest. probes() in commit order.
   virtual void commit_probe(const MachineProbe& probe) = 0;
   virtual std::vector<MachineProbe> probes() const = 0;
+
+  // Benchmark sweep results (sweep_result.h), kept like records; all or none per call.
+  virtual void commit_sweep_results(const std::vector<SweepResult>& results) = 0;
+  virtual std::vector<SweepResult> sweep_results() const = 0;  // in commit order
 };
 
 }  // namespace temper::tuning_db

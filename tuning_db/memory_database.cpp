@@ -66,4 +66,14 @@ std::vector<MachineProbe> MemoryDatabase::probes() const {
   return probes_;
 }
 
+void MemoryDatabase::commit_sweep_results(const std::vector<SweepResult>& results) {
+  std::lock_guard lock(mutex_);
+  sweep_results_.insert(sweep_results_.end(), results.begin(), results.end());
+}
+
+std::vector<SweepResult> MemoryDatabase::sweep_results() const {
+  std::lock_guard lock(mutex_);
+  return sweep_results_;
+}
+
 }  // namespace temper::tuning_db

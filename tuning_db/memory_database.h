@@ -20,6 +20,8 @@ class MemoryDatabase : public Database {
   std::vector<WorkloadKey> workloads() const override;
   void commit_probe(const MachineProbe& probe) override;
   std::vector<MachineProbe> probes() const override;
+  void commit_sweep_results(const std::vector<SweepResult>& results) override;
+  std::vector<SweepResult> sweep_results() const override;
 
  private:
   void add_workload_locked(const WorkloadKey& workload);
@@ -28,6 +30,7 @@ class MemoryDatabase : public Database {
   std::vector<WorkloadKey> workloads_;
   std::vector<TuningRecord> records_;
   std::vector<MachineProbe> probes_;
+  std::vector<SweepResult> sweep_results_;
 };
 
 }  // namespace temper::tuning_db

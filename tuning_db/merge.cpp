@@ -64,4 +64,16 @@ int64_t add_new_probes(Database& into, const std::vector<MachineProbe>& probes) 
   return added;
 }
 
+int64_t add_new_sweep_results(Database& into, const std::vector<SweepResult>& results) {
+  std::vector<SweepResult> present = into.sweep_results();
+  std::vector<SweepResult> fresh;
+  for (const SweepResult& r : results) {
+    if (std::find(present.begin(), present.end(), r) != present.end()) continue;
+    if (std::find(fresh.begin(), fresh.end(), r) != fresh.end()) continue;
+    fresh.push_back(r);
+  }
+  if (!fresh.empty()) into.commit_sweep_results(fresh);
+  return static_cast<int64_t>(fresh.size());
+}
+
 }  // namespace temper::tuning_db

@@ -39,5 +39,7 @@ MergeResult add_new_records(Database& into, const std::vector<TuningRecord>& rec
 
 // Commits the probes `into` does not hold already (an equal MachineProbe); returns how many.
 int64_t add_new_probes(Database& into, const std::vector<MachineProbe>& probes);
+// The same for sweep results.
+int64_t add_new_sweep_results(Database& into, const std::vector<SweepResult>& results);
 
 }  // namespace temper::tuning_db

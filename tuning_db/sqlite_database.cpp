@@ -176,11 +176,38 @@ void add_machine_probes_v3(sqlite3* db, const std::string& path) {
        "adding the machine probes (schema 3)");
 }
 
-constexpr Migration kMigrations[] = {create_schema_v1, add_target_device_v2, add_machine_probes_v3};
+// v4: benchmark sweep results (sweep_result.h), keyed by the machine they ran on.
+void add_sweep_results_v4(sqlite3* db, const std::string& path) {
+  exec(db, path, R"sql(
+    CREATE TABLE sweep_results (
+      id INTEGER PRIMARY KEY,
+      target_id INTEGER NOT NULL REFERENCES targets(id),
+      sweep TEXT NOT NULL,
+      entry TEXT NOT NULL,
+      entry_kind TEXT NOT NULL,
+      contender TEXT NOT NULL,
+      status TEXT NOT NULL,
+      why TEXT NOT NULL,
+      description TEXT NOT NULL,
+      seconds REAL NOT NULL,
+      round_seconds TEXT NOT NULL,
+      flops REAL NOT NULL,
+      threads INTEGER NOT NULL,
+      details TEXT NOT NULL,
+      timestamp INTEGER NOT NULL,
+      temper_version TEXT NOT NULL
+    );
+  )sql",
+       "adding the sweep results (schema 4)");
+}
+
+constexpr Migration kMigrations[] = {create_schema_v1, add_target_device_v2, add_machine_probes_v3,
+                                     add_sweep_results_v4};
 
 // The first schema that stores TargetInfo::device, and the first with machine probes.
 constexpr int kDeviceSchema = 2;
 constexpr int kProbeSchema = 3;
+constexpr int kSweepSchema = 4;
 constexpr int kSchemaVersion = static_cast<int>(std::size(kMigrations));
 
 [[noreturn]] void refuse_newer_schema(const std::string& path, int version) {
@@ -225,6 +252,23 @@ const SchemaTable kSchemaTables[] = {
       {"bandwidth_gbs", 3},
       {"timestamp", 3},
       {"temper_version", 3}}},
+    {"sweep_results",
+     {{"id", 4},
+      {"target_id", 4},
+      {"sweep", 4},
+      {"entry", 4},
+      {"entry_kind", 4},
+      {"contender", 4},
+      {"status", 4},
+      {"why", 4},
+      {"description", 4},
+      {"seconds", 4},
+      {"round_seconds", 4},
+      {"flops", 4},
+      {"threads", 4},
+      {"details", 4},
+      {"timestamp", 4},
+      {"temper_version", 4}}},
 };
 
 // Refuses a file whose schema version no Temper writes (negative) or this one cannot read
@@ -607,6 +651,75 @@ std::vector<MachineProbe> SQLiteDatabase::probes() const {
     probes.push_back(std::move(p));
   }
   return probes;
+}
+
+void SQLiteDatabase::commit_sweep_results(const std::vector<SweepResult>& results) {
+  exec(db_, path_, "BEGIN IMMEDIATE", "locking the log to commit");
+  try {
+    Statement insert(db_, path_,
+                     "INSERT INTO sweep_results (target_id, sweep, entry, entry_kind, contender, status, why, "
+                     "description, seconds, round_seconds, flops, threads, details, timestamp, temper_version) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    for (const SweepResult& r : results) {
+      insert.reset();
+      insert.bind(1, target_id(db_, path_, r.machine));
+      insert.bind(2, r.sweep);
+      insert.bind(3, r.entry);
+      insert.bind(4, r.entry_kind);
+      insert.bind(5, r.contender);
+      insert.bind(6, r.status);
+      insert.bind(7, r.why);
+      insert.bind(8, r.description);
+      insert.bind(9, r.seconds);
+      insert.bind(10, nlohmann::json(r.round_seconds).dump());
+      insert.bind(11, r.flops);
+      insert.bind(12, static_cast<int64_t>(r.threads));
+      insert.bind(13, r.details);
+      insert.bind(14, r.timestamp);
+      insert.bind(15, r.temper_version);
+      insert.step("adding a sweep result");
+    }
+    exec(db_, path_, "COMMIT", "committing sweep results");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::vector<SweepResult> SQLiteDatabase::sweep_results() const {
+  std::vector<SweepResult> results;
+  if (schema_version_ < kSweepSchema) return results;
+  Statement select(db_, path_,
+                   "SELECT t.target, t.cpu_model, t.cpu_features, t.cores, t.compiler, t.device, s.sweep, s.entry, "
+                   "s.entry_kind, s.contender, s.status, s.why, s.description, s.seconds, s.round_seconds, s.flops, "
+                   "s.threads, s.details, s.timestamp, s.temper_version FROM sweep_results s JOIN targets t ON s.target_id = t.id "
+                   "ORDER BY s.id");
+  while (select.step("reading sweep results")) {
+    SweepResult r;
+    r.machine = {select.text(0), select.text(1), select.text(2), static_cast<int>(select.integer(3)),
+                 select.text(4), select.text(5)};
+    r.sweep = select.text(6);
+    r.entry = select.text(7);
+    r.entry_kind = select.text(8);
+    r.contender = select.text(9);
+    r.status = select.text(10);
+    r.why = select.text(11);
+    r.description = select.text(12);
+    r.seconds = select.real(13);
+    nlohmann::json rounds = nlohmann::json::parse(select.text(14), nullptr, false);
+    if (rounds.is_array()) {
+      for (const auto& v : rounds) {
+        if (v.is_number()) r.round_seconds.push_back(v.get<double>());
+      }
+    }
+    r.flops = select.real(15);
+    r.threads = static_cast<int>(select.integer(16));
+    r.details = select.text(17);
+    r.timestamp = select.integer(18);
+    r.temper_version = select.text(19);
+    results.push_back(std::move(r));
+  }
+  return results;
 }
 
 std::vector<WorkloadKey> SQLiteDatabase::workloads() const {

@@ -1,6 +1,6 @@
 // The tuning log as an SQLite file, through SQLite's C API.
 //
-// Schema (version 3, kept in PRAGMA user_version):
+// Schema (version 4, kept in PRAGMA user_version):
 //   workloads(id, op, workload UNIQUE)
 //   targets(id, target, cpu_model, cpu_features, cores, compiler, device; UNIQUE over all
 //           six; device since version 2)
@@ -9,6 +9,9 @@
 //   index records_best(workload_id, target_id, mean) for the best-record query.
 //   machine_probes(id, target_id -> targets, threads, fp32_gflops, int8_gops,
 //           bandwidth_gbs, timestamp, temper_version; since version 3)
+//   sweep_results(id, target_id -> targets, sweep, entry, entry_kind, contender, status,
+//           why, description, seconds, round_seconds (JSON), flops, threads, details (JSON),
+//           timestamp, temper_version; since version 4)
 //
 // Several processes may tune into one file at once: the file is in WAL mode, writers
 // wait up to busy_timeout for each other, and each commit is one transaction, so a
@@ -119,6 +122,9 @@ class SQLiteDatabase : public Database {
   void commit_probe(const MachineProbe& probe) override;
   // A log of schema 2 or older, opened read-only, has none.
   std::vector<MachineProbe> probes() const override;
+  void commit_sweep_results(const std::vector<SweepResult>& results) override;
+  // A log of schema 3 or older, opened read-only, has none.
+  std::vector<SweepResult> sweep_results() const override;
 
   const std::string& path() const { return path_; }
 

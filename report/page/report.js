@@ -194,7 +194,8 @@
       'Log ', el('code', { text: str(D.log) || '(unknown)' }),
       ' · generated ' + (str(D.generated) || '(unknown)') +
       ' · Temper ' + (str(D.temper_version) || '(unknown version)'));
-    const nav = el('nav', null, ...[['machines', 'Machines'], ['workloads', 'Workloads'], ['compare', 'Across machines'],
+    const nav = el('nav', null, ...[['machines', 'Machines'], ['workloads', 'Workloads'], ['sweeps', 'Sweeps'],
+      ['models', 'Models'], ['compare', 'Across machines'],
       ['roofline', 'Roofline'], ['failures', 'Failures'], ['details', 'Per workload']]
       .map(([id, t]) => el('a', { href: '#' + id, text: t })));
     return el('header', null, el('h1', { text: str(D.title) || 'Temper tuning report' }), meta, nav);
@@ -242,6 +243,77 @@
       { key: 'roof_gflops', label: 'Roofline GFLOP/s', num: fmt.g1 }, { key: 'pct_roof', label: '% roofline', num: fmt.pct },
       { key: 'speedup', label: 'Speed-up vs first', num: fmt.x },
     ], rows));
+  }
+
+  // Sweeps (temper sweep): each entry's contenders timed side by side; tuned/x < 1: Temper tuned is faster.
+  function sweepsSection() {
+    const rows = [];
+    for (const e of arr(D.sweeps).map(obj)) {
+      const cs = arr(e.contenders).map(obj);
+      const tuned = cs.find((c) => c.contender === 'temper-tuned' && c.status === 'ok');
+      const peak = pos((probeOf(e.machine) || {}).fp32_gflops);
+      for (const c of cs) {
+        const ok = c.status === 'ok' && pos(c.seconds) !== null;
+        const gflops = ok && pos(e.flops) ? e.flops / c.seconds / 1e9 : null;
+        rows.push({
+          sweep: e.sweep, entry: e.entry, kind: e.entry_kind, machine: mLabel(e.machine), date: e.date,
+          contender: c.contender, status: c.status, ms: ok ? c.seconds * 1e3 : null,
+          ratio: ok && tuned ? tuned.seconds / c.seconds : null, gflops,
+          pct_peak: gflops !== null && peak ? 100 * gflops / peak : null,
+          rounds: arr(c.rounds).length || null, what: ok ? str(c.description) : str(c.why),
+        });
+      }
+    }
+    if (!rows.length) {
+      return section('sweeps', 'Sweeps', note('No sweep results in this log: `temper sweep SUITE --db LOG` makes them.'));
+    }
+    return section('sweeps', 'Sweeps: tuned, default and baselines side by side', note(
+      'tuned/x: Temper tuned\'s median time over the contender\'s, taken in the same interleaved rounds (below 1: Temper tuned is faster).'),
+    table('sweeps-table', 'sweeps', [
+      { key: 'sweep', label: 'Sweep' }, { key: 'entry', label: 'Entry' }, { key: 'kind', label: 'Kind' },
+      { key: 'machine', label: 'Machine' }, { key: 'date', label: 'Date' }, { key: 'contender', label: 'Contender' },
+      { key: 'status', label: 'Status' }, { key: 'ms', label: 'Median ms', num: fmt.ms },
+      { key: 'ratio', label: 'tuned/x', num: (v) => v.toFixed(3) }, { key: 'gflops', label: 'GFLOP/s', num: fmt.g1 },
+      { key: 'pct_peak', label: '% fp32 peak', num: fmt.pct }, { key: 'rounds', label: 'Rounds', num: fmt.int },
+      { key: 'what', label: 'What ran / why not' },
+    ], rows));
+  }
+
+  // Models swept: the log's estimate (each task's best time by how often the model runs it)
+  // beside the measured latency, and each task's share of the estimate.
+  function modelsSection() {
+    const summary = [];
+    const tasks = [];
+    for (const e of arr(D.sweeps).map(obj)) {
+      if (e.entry_kind !== 'model') continue;
+      const tuned = arr(e.contenders).map(obj).find((c) => c.contender === 'temper-tuned');
+      const d = obj((tuned || {}).details);
+      if (!tuned || !arr(d.tasks).length) continue;
+      const measured = tuned.status === 'ok' ? tuned.seconds * 1e3 : null;
+      const est = num(d.estimated_ms);
+      summary.push({ model: e.entry, machine: mLabel(e.machine), date: e.date, tasks: arr(d.tasks).length,
+        estimated_ms: est, measured_ms: measured, ratio: est !== null && pos(measured) ? est / measured : null });
+      for (const t of arr(d.tasks).map(obj)) {
+        const total = num(t.best_ms) !== null && num(t.count) !== null ? t.best_ms * t.count : null;
+        tasks.push({ model: e.entry, machine: mLabel(e.machine), workload: t.workload, count: t.count,
+          best_ms: t.best_ms, total_ms: total, share: total !== null && pos(est) ? 100 * total / est : null });
+      }
+    }
+    if (!summary.length) {
+      return section('models', 'Models', note('No swept model with its tasks in this log: a [[model]] entry of `temper sweep` adds one.'));
+    }
+    return section('models', 'Models: the log\'s estimate against the measured latency',
+      table('models-table', 'models', [
+        { key: 'model', label: 'Model' }, { key: 'machine', label: 'Machine' }, { key: 'date', label: 'Date' },
+        { key: 'tasks', label: 'Tasks', num: fmt.int }, { key: 'estimated_ms', label: 'Estimated ms', num: fmt.ms },
+        { key: 'measured_ms', label: 'Measured ms (tuned)', num: fmt.ms },
+        { key: 'ratio', label: 'Estimate / measured', num: (v) => v.toFixed(3) },
+      ], summary),
+      table('model-tasks-table', 'model-tasks', [
+        { key: 'model', label: 'Model' }, { key: 'machine', label: 'Machine' }, { key: 'workload', label: 'Task' },
+        { key: 'count', label: 'Runs per inference', num: fmt.int }, { key: 'best_ms', label: 'Best ms', num: fmt.ms },
+        { key: 'total_ms', label: 'Runs x best ms', num: fmt.ms }, { key: 'share', label: '% of estimate', num: fmt.pct },
+      ], tasks));
   }
 
   function compareSection() {
@@ -409,7 +481,8 @@
   let made = 0;
   try {
     document.title = str(D.title) || 'Temper tuning report';
-    document.body.append(el('main', null, header(), machinesSection(), workloadsSection(), compareSection(),
+    document.body.append(el('main', null, header(), machinesSection(), workloadsSection(), sweepsSection(), modelsSection(),
+      compareSection(),
       rooflineSection(), failuresSection(), detailsSection()));
     const C = window.Chart;
     if (typeof C !== 'function') {

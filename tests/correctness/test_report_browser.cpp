@@ -1,5 +1,5 @@
 // The report page in a real browser: a log made here (two machines' logs merged, one
-// probed; a model job's several workloads; failed records) is written as a page by
+// probed; a model job's several workloads; failed records; a sweep on each machine) is written as a page by
 // report::write_report and opened in headless Chromium (Debian's chromium, which
 // scripts/install-deps.sh installs). The page must log nothing to the console, draw every
 // chart (each canvas has painted pixels) and show in its workloads table the values the
@@ -95,6 +95,10 @@ document.getElementById('page').addEventListener('load', () => {
       for (let i = 3; i < px.length; i += 4) if (px[i] !== 0) painted++;
       out.canvases.push({chart: c.dataset.chart || '', width: c.width, height: c.height, painted: painted});
     });
+    out.tableRows = {};
+    ['sweeps-table', 'models-table', 'model-tasks-table'].forEach(id => {
+      out.tableRows[id] = doc.querySelectorAll('#' + id + ' tbody tr').length;
+    });
     doc.querySelectorAll('#workloads-table tbody tr').forEach(tr => {
       const row = {};
       tr.querySelectorAll('td').forEach(td => {
@@ -120,6 +124,42 @@ json trace_of(int s) {
         {{"kind", "GetBlock"}, {"attrs", {"conv"}}, {"inputs", json::array()}, {"outputs", {"b" + std::to_string(i)}}});
   }
   return {{"version", 1}, {"instructions", instructions}};
+}
+
+// A sweep of one workload (tuned, default, a baseline that could not run) and one model
+// (tuned with its tasks and the log's estimate, default, onnxruntime) on machine.
+std::vector<tuning_db::SweepResult> sweep_of(const TargetInfo& machine) {
+  std::vector<tuning_db::SweepResult> results;
+  auto add = [&](const std::string& entry, const std::string& kind, const std::string& contender, double ms,
+                 const std::string& details = "") {
+    tuning_db::SweepResult r;
+    r.sweep = "small";
+    r.entry = entry;
+    r.entry_kind = kind;
+    r.contender = contender;
+    r.machine = machine;
+    r.status = ms > 0 ? "ok" : "unavailable";
+    r.why = ms > 0 ? "" : "the baseline runner temper-baseline is not built here";
+    r.description = contender + " as timed";
+    r.seconds = ms * 1e-3;
+    if (ms > 0) r.round_seconds = {ms * 1.01e-3, ms * 1e-3, ms * 0.99e-3};
+    r.flops = kind == "workload" ? 1e9 : 0;
+    r.threads = machine.cores;
+    r.details = details;
+    r.timestamp = 1700000500;
+    r.temper_version = "0.1.0";
+    results.push_back(r);
+  };
+  add(kModelTasks[2], "workload", "temper-tuned", 0.5);
+  add(kModelTasks[2], "workload", "temper-default", 0.6);
+  add(kModelTasks[2], "workload", "onednn", 0);
+  json details = {{"estimated_ms", 0.9},
+                  {"tasks", {{{"workload", kModelTasks[0]}, {"count", 1}, {"best_ms", 0.3}},
+                             {{"workload", kModelTasks[1]}, {"count", 2}, {"best_ms", 0.3}}}}};
+  add("cnn.onnx", "model", "temper-tuned", 1.0, details.dump());
+  add("cnn.onnx", "model", "temper-default", 1.2);
+  add("cnn.onnx", "model", "onnxruntime", 1.1);
+  return results;
 }
 
 class ReportBrowser : public tuning_db::log_testing::TempDirTest {
@@ -181,12 +221,15 @@ TEST_F(ReportBrowser, ThePageDrawsEveryChartWithoutErrorsAndShowsTheLogsValues) 
     probe.timestamp = 1699999999;
     probe.temper_version = "0.1.0";
     zen.commit_probe(probe);
+    zen.commit_sweep_results(sweep_of(kZen));
     tuning_db::SQLiteDatabase xeon(file("xeon.db"));
     tune(xeon, kXeon, 0.03, 1700100000);
     tuning_db::MergeResult merged = tuning_db::add_new_records(zen, xeon.all_records());
     ASSERT_TRUE(merged.refused.empty()) << merged.refused.front();
     ASSERT_EQ(merged.added, xeon.size());
     tuning_db::add_new_probes(zen, xeon.probes());
+    xeon.commit_sweep_results(sweep_of(kXeon));
+    EXPECT_EQ(tuning_db::add_new_sweep_results(zen, xeon.sweep_results()), 6);
   }
   tuning_db::SQLiteDatabase log(file("zen.db"), tuning_db::OpenMode::ReadOnly);
   ReportOptions options;
@@ -218,6 +261,11 @@ TEST_F(ReportBrowser, ThePageDrawsEveryChartWithoutErrorsAndShowsTheLogsValues) 
     EXPECT_GT(c["width"].get<int>(), 0) << c["chart"];
     EXPECT_GT(c["painted"].get<int>(), 500) << "chart " << c["chart"] << " drew nothing";
   }
+
+  // The sweeps: 6 contenders on each machine; the model's estimate on each; its 2 tasks on each.
+  EXPECT_EQ(result["tableRows"]["sweeps-table"], 12);
+  EXPECT_EQ(result["tableRows"]["models-table"], 2);
+  EXPECT_EQ(result["tableRows"]["model-tasks-table"], 4);
 
   ASSERT_EQ(result["rows"].size(), std::size(kModelTasks) * 2);
   for (const json& row : result["rows"]) {

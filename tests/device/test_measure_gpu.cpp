@@ -42,8 +42,11 @@ PrimFunc matmul_func(int m, int n, int k, int reduce) {
 }
 
 MeasureInput gpu_candidate(const Target& target, int reduce = 64) {
-  return {ops::Workload::parse("matmul:M=64,N=64,K=64"), target,
-          testing::gpu_matmul(matmul_func(64, 64, 64, reduce)).func()};
+  MeasureInput input;
+  input.workload = ops::Workload::parse("matmul:M=64,N=64,K=64");
+  input.target = target;
+  input.func = testing::gpu_matmul(matmul_func(64, 64, 64, reduce)).func();
+  return input;
 }
 
 RunnerOptions quick_runner() {

@@ -117,6 +117,7 @@ TEST_F(TuningDbMigration, ASchema1LogOpenedReadOnlyIsReadAsItIs) {
     LogStats stats = db.stats();
     EXPECT_EQ(stats.schema_version, 1);
     EXPECT_TRUE(db.probes().empty());  // no table before schema 3
+    EXPECT_TRUE(db.sweep_results().empty());  // nor before 4
     ASSERT_EQ(stats.targets.size(), 2u);
     EXPECT_EQ(stats.targets[0].target, kCpu);
     EXPECT_EQ(stats.targets[0].records, 2);
@@ -128,13 +129,14 @@ TEST_F(TuningDbMigration, ASchema1LogOpenedForWritingIsMigratedKeepingEveryRecor
   {
     SQLiteDatabase db(path_);
     expect_the_schema_1_records(db.all_records());
-    EXPECT_EQ(db.stats().schema_version, 3);
+    EXPECT_EQ(db.stats().schema_version, 4);
     EXPECT_TRUE(db.probes().empty());
+    EXPECT_TRUE(db.sweep_results().empty());
     // The ids stayed: a record of the migrated CPU target shares its row.
     db.commit_record(make_record(kCpu, 5e-4, 4));
     EXPECT_EQ(db.stats().targets.size(), 2u);
   }
-  EXPECT_EQ(user_version(path_), 3);
+  EXPECT_EQ(user_version(path_), 4);
   SQLiteDatabase db(path_, OpenMode::ReadOnly);
   std::vector<TuningRecord> records = db.all_records();
   ASSERT_EQ(records.size(), 4u);

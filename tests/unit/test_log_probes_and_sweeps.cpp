@@ -1,6 +1,7 @@
-// Machine probes in the tuning log (tuning_db/machine_probe.h): kept in SQLite beside the
-// records, the newest of a machine found among several machines', and carried by a merge
-// without being repeated.
+// What the tuning log keeps beside its records: machine probes (tuning_db/machine_probe.h),
+// the newest of a machine found among several machines', and benchmark sweep results
+// (tuning_db/sweep_result.h); both kept in SQLite and carried by a merge without being
+// repeated.
 #include <gtest/gtest.h>
 
 #include "tuning_db/memory_database.h"
@@ -70,6 +71,41 @@ TEST(MachineProbe, MergingAddsTheProbesALogLacksOnce) {
   EXPECT_EQ(add_new_probes(into, other), 0);
   ASSERT_EQ(into.probes().size(), 2u);
   EXPECT_EQ(into.probes()[1].machine, kXeon);
+}
+
+SweepResult sweep_result(const TargetInfo& machine, const std::string& contender, double seconds) {
+  SweepResult r;
+  r.sweep = "cpu_core";
+  r.entry = "matmul:M=64,N=64,K=64,transpose_a=0,transpose_b=0,dtype=float32";
+  r.entry_kind = "workload";
+  r.contender = contender;
+  r.machine = machine;
+  r.status = seconds > 0 ? "ok" : "unavailable";
+  r.why = seconds > 0 ? "" : "the baseline runner is not built";
+  r.description = contender + " on 2 threads";
+  r.seconds = seconds;
+  if (seconds > 0) r.round_seconds = {seconds * 1.01, seconds, seconds * 0.99};
+  r.flops = 524288;
+  r.threads = 2;
+  r.timestamp = 1700000000;
+  r.temper_version = "0.1.0";
+  return r;
+}
+
+TEST_F(MachineProbeLog, SweepResultsRoundTripAndMergeOnce) {
+  std::vector<SweepResult> written = {sweep_result(kZen, "temper-tuned", 1e-4), sweep_result(kZen, "onednn", 0),
+                                      sweep_result(kXeon, "temper-tuned", 5e-5)};
+  {
+    SQLiteDatabase db(file("t.db"));
+    db.commit_sweep_results(written);
+  }
+  SQLiteDatabase db(file("t.db"), OpenMode::ReadOnly);
+  EXPECT_EQ(db.sweep_results(), written);
+  MemoryDatabase into;
+  into.commit_sweep_results({written[0]});
+  EXPECT_EQ(add_new_sweep_results(into, db.sweep_results()), 2);
+  EXPECT_EQ(add_new_sweep_results(into, db.sweep_results()), 0);
+  EXPECT_EQ(into.sweep_results().size(), 3u);
 }
 
 }  // namespace
