@@ -19,13 +19,6 @@ namespace temper::bench {
 // load seen last.
 double wait_for_idle_cpu(double max_wait_s = 30);
 
-// Waits until the threads of these processes (for this process: all but the calling
-// thread) have run less than a tenth of a core over a window of window_ms, at most
-// max_wait_ms; returns the milliseconds waited. Between two contenders' rounds: a runtime
-// whose idle workers spin on (onnxruntime's spin about 50 ms after a run, one core's
-// worth; OpenMP's a while too) would otherwise take a core from the next contender.
-double wait_until_quiet(const std::vector<int>& pids, double window_ms = 5, double max_wait_ms = 1000);
-
 // Debian's OpenBLAS 0.3.21 does not recognise recent Xeons and silently runs SSE3
 // kernels; it reads OPENBLAS_CORETYPE once when loaded. If the variable is unset, sets it
 // (SkylakeX on AVX-512 machines, Haswell on AVX2) and re-executes the program, so that

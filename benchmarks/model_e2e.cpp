@@ -53,6 +53,7 @@
 #include "search/apply_history_best.h"
 #include "search/layout_from_log.h"
 #include "sweep/onnxruntime_process.h"
+#include "sweep/quiet_threads.h"
 #include "tuning_db/sqlite_database.h"
 
 namespace temper::bench {
@@ -278,7 +279,7 @@ ModelResult run_model(const std::string& path, const Options& options, const Tar
   for (int r = 0; r < options.rounds; ++r) {
     for (size_t k = 0; k < contenders.size(); ++k) {
       size_t c = (k + static_cast<size_t>(r)) % contenders.size();
-      settled_ms += wait_until_quiet(processes);
+      settled_ms += sweep::wait_until_quiet(processes);
       round_seconds[c].push_back(contenders[c].second());
     }
   }

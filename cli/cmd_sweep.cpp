@@ -59,6 +59,7 @@ struct EntryContender {
   std::string unavailable;  // set: not timed, recorded as "unavailable"
   std::string failed;       // set: it ran and failed (a wrong result, a crash)
   std::function<double(double)> time_round;
+  int pid = 0;  // its own process's, for a baseline
 };
 
 double median_of(std::vector<double> v) {
@@ -135,6 +136,23 @@ void tune_entry(const sweep::SuiteEntry& entry, const Target& target, const Swee
              builder_options, runner_options(entry, threads), no_report);
 }
 
+// A baseline as a contender: its process timed round by round (kept in processes until the
+// entry is timed), or why it cannot run here.
+EntryContender baseline_contender(const std::string& name, sweep::BaselineStart start,
+                                  std::vector<std::unique_ptr<sweep::BaselineProcess>>& processes) {
+  EntryContender c{name, "", "", "", "", {}};
+  if (!start.process) {
+    c.unavailable = start.why;
+    return c;
+  }
+  sweep::BaselineProcess* process = start.process.get();
+  c.description = process->description();
+  c.time_round = [process](double ms) { return process->time_round(ms); };
+  c.pid = static_cast<int>(process->pid());
+  processes.push_back(std::move(start.process));
+  return c;
+}
+
 // ---- the contenders of a workload ----
 
 std::vector<EntryContender> workload_contenders(const sweep::SuiteEntry& entry, const Target& target,
@@ -174,25 +192,17 @@ std::vector<EntryContender> workload_contenders(const sweep::SuiteEntry& entry, 
   temper_contender("temper-default", search::default_sourced_schedule(workload, op, target),
                    op.name + "'s default schedule");
   for (const std::string& baseline : entry.baselines) {
-    EntryContender c{baseline, "", "", "", "", {}};
+    sweep::BaselineStart start;
     if (baseline == "cublas") {
-      c.unavailable = target.kind == Target::Kind::CUDA
-                          ? "cuBLAS is timed by benchmarks/gpu_matmul; the sweep does not run it yet"
-                          : "cuBLAS runs on a cuda target, not " + target.to_string();
+      start.why = target.kind == Target::Kind::CUDA
+                      ? "cuBLAS is timed by benchmarks/gpu_matmul; the sweep does not run it yet"
+                      : "cuBLAS runs on a cuda target, not " + target.to_string();
     } else if (target.is_gpu()) {
-      c.unavailable = baseline + " runs on the CPU; this sweep's target is " + target.to_string();
+      start.why = baseline + " runs on the CPU; this sweep's target is " + target.to_string();
     } else {
-      sweep::BaselineStart start = sweep::start_workload_baseline(baseline, entry.workload, threads);
-      if (!start.process) {
-        c.unavailable = start.why;
-      } else {
-        sweep::BaselineProcess* process = start.process.get();
-        c.description = process->description();
-        c.time_round = [process](double ms) { return process->time_round(ms); };
-        processes.push_back(std::move(start.process));
-      }
+      start = sweep::start_workload_baseline(baseline, entry.workload, threads);
     }
-    contenders.push_back(std::move(c));
+    contenders.push_back(baseline_contender(baseline, std::move(start), processes));
   }
   return contenders;
 }
@@ -290,18 +300,9 @@ std::vector<EntryContender> model_contenders(const sweep::SuiteEntry& entry, con
     }
   }
   for (const std::string& baseline : entry.baselines) {
-    EntryContender c{baseline, "", "", "", "", {}};
-    sweep::BaselineStart start =
-        sweep::start_onnxruntime(flags.onnxruntime_python, entry.model_path, threads, inputs, work_dir);
-    if (!start.process) {
-      c.unavailable = start.why;
-    } else {
-      sweep::BaselineProcess* process = start.process.get();
-      c.description = process->description();
-      c.time_round = [process](double ms) { return process->time_round(ms); };
-      processes.push_back(std::move(start.process));
-    }
-    contenders.push_back(std::move(c));
+    contenders.push_back(baseline_contender(
+        baseline, sweep::start_onnxruntime(flags.onnxruntime_python, entry.model_path, threads, inputs, work_dir),
+        processes));
   }
   return contenders;
 }
@@ -386,10 +387,11 @@ int run_sweep(const sweep::Suite& suite, const Target& target, const SweepFlags&
     std::vector<size_t> timed_index;
     for (size_t i = 0; i < contenders.size(); ++i) {
       if (!contenders[i].time_round) continue;
-      timed.push_back({contenders[i].name, contenders[i].time_round});
+      timed.push_back({contenders[i].name, contenders[i].pid, contenders[i].time_round});
       timed_index.push_back(i);
     }
-    std::vector<sweep::ContenderTimes> times = sweep::time_interleaved(timed, rounds, flags.min_round_ms);
+    double settled_ms = 0;
+    std::vector<sweep::ContenderTimes> times = sweep::time_interleaved(timed, rounds, flags.min_round_ms, &settled_ms);
     processes.clear();  // the baselines' processes end before the next entry's timing
 
     double flops = entry_flops(entry);
@@ -427,6 +429,8 @@ int run_sweep(const sweep::Suite& suite, const Target& target, const SweepFlags&
     }
     // The table: each contender's median and the tuned kernel's time over it.
     double tuned_s = results[0].status == "ok" ? results[0].seconds : 0;
+    std::printf("timed      %d rounds; %.0f ms per round waited for the last contender's threads to go quiet\n", rounds,
+                settled_ms / std::max<double>(1, static_cast<double>(rounds * timed.size())));
     std::printf("%-16s %12s %10s %10s  %s\n", "contender", "median ms", "tuned/x", "GFLOP/s", "what ran / why not");
     for (const tuning_db::SweepResult& r : results) {
       if (r.status != "ok") {

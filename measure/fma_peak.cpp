@@ -1,9 +1,6 @@
 #include "measure/fma_peak.h"
 
-#include <algorithm>
-#include <chrono>
-#include <thread>
-#include <vector>
+#include "measure/parallel_attempts.h"
 
 namespace temper::measure {
 namespace {
@@ -85,17 +82,11 @@ FmaPeak measure_fma_peak(int threads) {
     return peak;
   }
   const int lanes = peak.vector_bits / 32;
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    auto start = std::chrono::steady_clock::now();
-    std::vector<std::thread> workers;
-    for (int t = 0; t < threads; ++t) {
-      workers.emplace_back([&] { peak.vector_bits == 512 ? chains_512(kIterations) : chains_256(kIterations); });
-    }
-    for (std::thread& w : workers) w.join();
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    double flops = 2.0 * lanes * (peak.vector_bits == 512 ? kChains : kChains256) * static_cast<double>(kIterations) * threads;
-    peak.gflops = std::max(peak.gflops, flops / seconds / 1e9);
-  }
+  double seconds = best_parallel_seconds(threads, 5, [&](int) {
+    peak.vector_bits == 512 ? chains_512(kIterations) : chains_256(kIterations);
+  });
+  double flops = 2.0 * lanes * (peak.vector_bits == 512 ? kChains : kChains256) * static_cast<double>(kIterations) * threads;
+  peak.gflops = flops / seconds / 1e9;
   return peak;
 }
 

@@ -3,7 +3,6 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -12,26 +11,12 @@
 #include <vector>
 
 #include "measure/fma_peak.h"
+#include "measure/parallel_attempts.h"
 
 namespace temper::measure {
 namespace {
 
 constexpr int kAttempts = 5;
-
-// The best of kAttempts runs of work(thread) on every thread at once, in seconds.
-template <typename Work>
-double best_parallel_seconds(int threads, const Work& work) {
-  double best = 0;
-  for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    auto start = std::chrono::steady_clock::now();
-    std::vector<std::thread> workers;
-    for (int t = 0; t < threads; ++t) workers.emplace_back([&work, t] { work(t); });
-    for (std::thread& w : workers) w.join();
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (attempt == 0 || seconds < best) best = seconds;
-  }
-  return best;
-}
 
 constexpr int kDotChains = 16;  // independent accumulators, as for the FMA peak
 constexpr long kDotIterations = 10'000'000;
@@ -94,7 +79,7 @@ float sum_scalar(const float* data, size_t n) {
 
 double measure_int8_peak(int threads) {
   if (threads < 1 || !__builtin_cpu_supports("avx512vnni")) return 0;
-  double seconds = best_parallel_seconds(threads, [](int) { dot_chains_512(kDotIterations); });
+  double seconds = best_parallel_seconds(threads, kAttempts, [](int) { dot_chains_512(kDotIterations); });
   // 16 int32 lanes, 4 byte products each, a multiply and an add per product.
   double ops = 2.0 * 64 * kDotChains * static_cast<double>(kDotIterations) * threads;
   return ops / seconds / 1e9;
@@ -116,7 +101,7 @@ double measure_memory_bandwidth(int threads) {
   for (std::thread& w : touch) w.join();
   std::vector<float> sums(threads);
   bool avx2 = __builtin_cpu_supports("avx2");
-  double seconds = best_parallel_seconds(threads, [&](int t) {
+  double seconds = best_parallel_seconds(threads, kAttempts, [&](int t) {
     const float* mine = data.get() + t * slice;
     sums[t] = avx2 ? sum_avx2(mine, slice) : sum_scalar(mine, slice);
   });

@@ -384,7 +384,10 @@
         { x: axis('arithmetic intensity (FLOP/byte)', { type: 'logarithmic' }),
           y: axis('GFLOP/s', { type: 'logarithmic' }) }, tooltip) }));
     });
-    return section('roofline', 'Roofline', grid.childElementCount ? grid : null, ...notes);
+    const caveat = note('The roof\'s slope is the memory bandwidth the probe measured over an array far larger ' +
+      'than the caches; a kernel timed with its data in the caches (a lone workload is timed warm) can rise above it.');
+    return section('roofline', 'Roofline', grid.childElementCount ? caveat : null, grid.childElementCount ? grid : null,
+      ...notes);
   }
 
   function failuresSection() {
