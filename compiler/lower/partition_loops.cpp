@@ -1,5 +1,7 @@
 #include "compiler/lower/partition_loops.h"
 
+#include <algorithm>
+
 #include "compiler/ir/functor.h"
 #include "compiler/ir/substitute.h"
 #include "compiler/lower/analyzer.h"
@@ -20,13 +22,16 @@ int64_t ceildiv(int64_t a, int64_t b) {
   return -floordiv_i64(-a, b);
 }
 
-// A guard of the loop: the `if` node, which conjunct, and the range of the loop
-// variable in which the conjunct holds for every inner iteration.
+// A guard of the loop: the `if` node, which conjunct, the range of the loop variable in
+// which the conjunct holds for every inner iteration, and the range in which it holds for
+// none (either empty when lo > hi).
 struct Guard {
   const IfThenElseNode* node = nullptr;
   size_t conjunct = 0;
   int64_t lo = Interval::kNegInf;
   int64_t hi = Interval::kPosInf;
+  int64_t false_lo = 1;
+  int64_t false_hi = 0;
 };
 
 // Finds the first guard in a loop body that splits the loop's range [min, max].
@@ -45,7 +50,10 @@ class GuardFinder : public AnalyzingVisitor {
   void visit(const IfThenElseNode* op) override {
     std::vector<Expr> parts = split_conjuncts(op->condition);
     for (size_t i = 0; i < parts.size() && !found; ++i) {
-      if (std::optional<Guard> g = range_where_true(parts[i]); g && g->lo <= g->hi && (g->lo > min_ || g->hi < max_)) {
+      std::optional<Guard> g = ranges_of(parts[i]);
+      bool splits_true = g && g->lo <= g->hi && (g->lo > min_ || g->hi < max_);
+      bool splits_false = g && g->false_lo <= g->false_hi && (g->false_lo > min_ || g->false_hi < max_);
+      if (splits_true || splits_false) {
         g->node = op;
         g->conjunct = i;
         found = g;
@@ -58,8 +66,9 @@ class GuardFinder : public AnalyzingVisitor {
   Var v_;
   int64_t min_, max_;
 
-  // The range of v (within [min, max]) where `cond` holds for every value of the rest.
-  std::optional<Guard> range_where_true(const Expr& cond) {
+  // The ranges of v (within [min, max]) where `cond` holds for every value of the rest,
+  // and where it holds for none.
+  std::optional<Guard> ranges_of(const Expr& cond) {
     NodeKind kind = cond.kind();
     if (kind != NodeKind::LT && kind != NodeKind::LE && kind != NodeKind::GT && kind != NodeKind::GE) return {};
     auto [a, b] = binary_operands(cond);
@@ -91,30 +100,40 @@ class GuardFinder : public AnalyzingVisitor {
                     : kind == NodeKind::LE ? -r.max
                     : kind == NodeKind::GT ? -r.min + 1
                                            : -r.min;
-    Guard g{nullptr, 0, min_, max_};
+    // And false for all r: a lower bound on coeff*v (LT, LE) or an upper one.
+    int64_t false_bound = kind == NodeKind::LT   ? -r.min
+                          : kind == NodeKind::LE ? -r.min + 1
+                          : kind == NodeKind::GT ? -r.max
+                                                 : -r.max - 1;
+    Guard g{nullptr, 0, min_, max_, min_, max_};
     // coeff*v <= bound, or coeff*v >= bound; dividing by a negative coeff flips it.
     if (coeff < 0) {
       upper = !upper;
       coeff = -coeff;
       bound = -bound;
+      false_bound = -false_bound;
     }
     if (upper) {
       g.hi = std::min(max_, floordiv_i64(bound, coeff));
+      g.false_lo = std::max(min_, ceildiv(false_bound, coeff));
     } else {
       g.lo = std::max(min_, ceildiv(bound, coeff));
+      g.false_hi = std::min(max_, floordiv_i64(false_bound, coeff));
     }
     return g;
   }
 };
 
-// The statement with one conjunct of one `if` known to be true.
+// The statement with one conjunct of one `if` known to be true -- or, with holds false,
+// known to be false: the `if` is then its else case, or nothing.
 class GuardRemover : public IRMutator {
  public:
-  explicit GuardRemover(const Guard& g) : guard_(g) {}
+  explicit GuardRemover(const Guard& g, bool holds = true) : guard_(g), holds_(holds) {}
   using IRMutator::visit;
 
   Stmt visit(const IfThenElseNode* op, const Stmt& self) override {
     if (op != guard_.node) return IRMutator::visit(op, self);
+    if (!holds_) return op->else_case.defined() ? op->else_case : evaluate(make_const(DataType::int32(), int64_t{0}));
     std::vector<Expr> parts = split_conjuncts(op->condition);
     parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(guard_.conjunct));
     if (parts.empty()) return op->then_case;
@@ -123,6 +142,7 @@ class GuardRemover : public IRMutator {
 
  private:
   const Guard& guard_;
+  bool holds_;
 };
 
 class LoopPartitioner : public AnalyzingMutator {
@@ -149,16 +169,41 @@ class LoopPartitioner : public AnalyzingMutator {
       guard = finder.found;
     }
     if (!guard) return std::nullopt;
+    // The loop's range in order: where the guard holds throughout (its `if` removed), where
+    // it holds nowhere (the `if` dropped for its else case), and the rest, which keeps the
+    // guard and is partitioned again. The two ranges lie at opposite ends of the loop.
+    struct Part {
+      int64_t lo, hi;
+      int kind;  // 1: holds, 0: never, -1: mixed
+    };
+    std::vector<Part> known;
+    if (guard->lo <= guard->hi) known.push_back({guard->lo, guard->hi, 1});
+    if (guard->false_lo <= guard->false_hi) known.push_back({guard->false_lo, guard->false_hi, 0});
+    std::sort(known.begin(), known.end(), [](const Part& a, const Part& b) { return a.lo < b.lo; });
+    std::vector<Part> ranges;
+    int64_t next = min;
+    for (const Part& p : known) {
+      if (p.lo > next) ranges.push_back({next, p.lo - 1, -1});
+      ranges.push_back(p);
+      next = p.hi + 1;
+    }
+    if (next <= max) ranges.push_back({next, max, -1});
     // A parallel loop's head would run as a parallel region of its own, on one thread
     // (a conv's first output row, whose taps reach into the padding): its threads keep
     // the guard instead, and the loops inside are partitioned. A tail (a split that does
     // not divide) is partitioned, so that the main part's inner loops vectorize.
-    if (op->for_kind == ForKind::Parallel && guard->lo > min) return std::nullopt;
+    if (op->for_kind == ForKind::Parallel && ranges.front().kind != 1) return std::nullopt;
     std::vector<Stmt> parts;
-    if (guard->lo > min) parts.push_back(mutate(piece(op, op->body, min, guard->lo - 1, true)));
-    Stmt main_body = GuardRemover(*guard).mutate(op->body);
-    parts.push_back(mutate(piece(op, main_body, guard->lo, guard->hi, false)));
-    if (guard->hi < max) parts.push_back(mutate(piece(op, op->body, guard->hi + 1, max, true)));
+    bool first_var = true;  // the first piece keeps the loop's own variable
+    for (const Part& p : ranges) {
+      Stmt body = p.kind == 1   ? GuardRemover(*guard).mutate(op->body)
+                  : p.kind == 0 ? GuardRemover(*guard, false).mutate(op->body)
+                                : op->body;
+      if (is_no_op(body)) continue;  // nothing runs in that range
+      parts.push_back(mutate(piece(op, body, p.lo, p.hi, !(first_var && p.kind == 1))));
+      if (p.kind == 1) first_var = false;
+    }
+    if (parts.empty()) return evaluate(make_const(DataType::int32(), int64_t{0}));
     return seq(parts);
   }
 

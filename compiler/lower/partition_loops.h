@@ -10,7 +10,10 @@
 //   for (io, 0, 12) { for (ii, 0, 8) { S } }
 //   for (io_1, 12, 1) { for (ii, 0, 8) { if (io_1*8 + ii < 100) S } }
 // The remainders (before lo, after hi) keep the guard and are partitioned again, so the
-// inner loop of the tail above splits at ii = 4 in turn. Loops with non-constant bounds,
+// inner loop of the tail above splits at ii = 4 in turn. A range of v where the condition
+// holds for no inner iteration is split off too, its `if` replaced by its else case:
+//   for (jo, 0, 2) { for (ji, 0, 16) { if (jo*16 + ji < 8) S } }
+// keeps jo = 0 (whose ji loop then splits at 8) and drops S for jo = 1. Loops with non-constant bounds,
 // thread-bound loops, and conditions that are not linear in v are left alone (the
 // predicate stays). A parallel loop is partitioned only where its guard holds from its
 // first iteration on (a tail): a head would run on one thread.

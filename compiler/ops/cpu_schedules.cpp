@@ -225,9 +225,14 @@ GemmTiling GemmTiling::for_target(const Target& target, int64_t m, int64_t n) {
   GemmTiling t;
   t.mr = bits == 512 ? 8 : 6;
   t.nr = 2 * lanes;
-  // Fewer columns when N is not a multiple of the tile but is of a smaller one.
-  while (t.nr > lanes && n % t.nr != 0) t.nr -= lanes;
   if (m < t.mr) t.mr = static_cast<int>(m);
+  // Fewer columns when N is not a multiple of the tile but is of a smaller one -- while the
+  // narrower tile keeps enough accumulators: its mr x nr/lanes accumulators are the only
+  // independent FMA chains, and with fewer than about four each step waits on the FMA's
+  // latency, which costs more than a tail (dense 1x1000x1280, Zen 4, 2 threads, warm:
+  // 0.047 ms with one vector's width and one chain, 0.033 ms with two and a tail).
+  constexpr int kFewestChains = 4;
+  while (t.nr > lanes && n % t.nr != 0 && (t.mr * (t.nr / lanes - 1) >= kFewestChains || n < t.nr)) t.nr -= lanes;
   if (n < t.nr) t.nr = static_cast<int>(n);
   // Up to 128 rows read each panel in place: copying it first is one more pass over B,
   // which a model reads cold (dense 1x1000x1280, Zen 4, 2 threads: 0.78 ms with the

@@ -135,6 +135,11 @@ TEST(OpsUnderSchedules, GemmTilingsOfEveryVectorWidthAreCorrect) {
   EXPECT_EQ(ops::GemmTiling::for_target(Target::parse("llvm -mcpu=skylake-avx512"), 1024, 1024).nr, 32);
   EXPECT_EQ(ops::GemmTiling::for_target(Target::parse("llvm -mcpu=haswell"), 1024, 1024).nr, 16);
   EXPECT_EQ(ops::GemmTiling::for_target(Target::parse("llvm -mcpu=haswell"), 1024, 40).nr, 8);
+  // One row (a batch-1 classifier): two vectors' width and a tail, not one FMA chain.
+  EXPECT_EQ(ops::GemmTiling::for_target(Target::parse("llvm -mcpu=skylake-avx512"), 1, 1000).nr, 32);
+  EXPECT_EQ(ops::GemmTiling::for_target(Target::parse("llvm -mcpu=skylake-avx512"), 1, 1000).mr, 1);
+  // Narrower than two vectors: one vector and a tail, as before.
+  EXPECT_EQ(ops::GemmTiling::for_target(Target::parse("llvm"), 1, 5).nr, 4);
   EXPECT_EQ(ops::GemmTiling::for_target(Target::parse("llvm"), 4, 8).mr, 4);
 }
 
