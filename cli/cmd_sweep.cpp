@@ -15,7 +15,6 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "cli/duration.h"
 #include "cli/model_executor.h"
 #include "cli/probe_machine.h"
 #include "cli/tune_job.h"
@@ -25,6 +24,7 @@
 #include "cli/workload_schedule.h"
 #include "compiler/graph/onnx_import.h"
 #include "compiler/graph/task_extraction.h"
+#include "compiler/ir/duration.h"
 #include "compiler/runtime/c_runtime_api.h"
 #include "report/html_report.h"
 #include "search/apply_history_best.h"

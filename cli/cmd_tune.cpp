@@ -12,11 +12,11 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "cli/duration.h"
 #include "cli/tune_job.h"
 #include "cli/tune_model.h"
 #include "cli/tune_report.h"
 #include "compiler/codegen/gpu/nvrtc.h"
+#include "compiler/ir/duration.h"
 #include "compiler/runtime/gpu/gpu_device.h"
 #include "search/tune.h"
 #include "tuning_db/sqlite_database.h"

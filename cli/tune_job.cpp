@@ -4,7 +4,7 @@
 #include <csignal>
 #include <cstdio>
 
-#include "cli/duration.h"
+#include "compiler/ir/duration.h"
 #include "search/auto_explorer.h"
 #include "search/featurize.h"
 #include "search/model_tuner.h"

@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <limits>
 
-#include "cli/duration.h"
 #include "cli/tune_report.h"
 #include "compiler/graph/onnx_import.h"
 #include "compiler/graph/task_extraction.h"
+#include "compiler/ir/duration.h"
 #include "schedule_space/template.h"
 #include "search/task_scheduler.h"
 #include "tuning_db/sqlite_database.h"

@@ -8,17 +8,11 @@
 #include <sstream>
 
 #include "compiler/ir/error.h"
+#include "compiler/runtime/file_io.h"
 #include "report/page_assets.h"
 
 namespace temper::report {
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string escape_html(const std::string& text) {
   std::string out;
@@ -93,7 +87,7 @@ std::string render_report_html(const nlohmann::json& data, const std::string& ch
 }
 
 void write_report(const tuning_db::Database& log, const ReportOptions& options, const std::string& path) {
-  std::string chart_js = read_file(find_chart_js());
+  std::string chart_js = read_file(find_chart_js(), "Chart.js");
   std::string html = render_report_html(report_data(log, options), chart_js);
   std::filesystem::path target(path);
   std::filesystem::path temp = target;

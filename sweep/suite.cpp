@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 
+#include "compiler/ir/duration.h"
 #include "compiler/ir/error.h"
 #include "compiler/ops/workload.h"
 #include "compiler/runtime/file_io.h"
@@ -341,41 +342,6 @@ const std::vector<Baseline>& baseline_table() {
   return table;
 }
 
-// Seconds, or numbers with units d, h, m, s: cli/duration.h's parse_duration's grammar.
-bool is_duration(const std::string& text) {
-  double total = 0;
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t start = i;
-    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
-    if (i == start) return false;
-    double value = 0;
-    auto [end, error] = std::from_chars(text.data() + start, text.data() + i, value);
-    if (error != std::errc() || end != text.data() + i) return false;
-    if (i == text.size()) {
-      if (start != 0) return false;  // a bare number only on its own: "1h30" is ambiguous
-      return value > 0;
-    }
-    switch (text[i++]) {
-      case 'd':
-        total += value * 86400;
-        break;
-      case 'h':
-        total += value * 3600;
-        break;
-      case 'm':
-        total += value * 60;
-        break;
-      case 's':
-        total += value;
-        break;
-      default:
-        return false;
-    }
-  }
-  return total > 0 && total < 1e300;
-}
-
 const char* type_name(Value::Type type) {
   switch (type) {
     case Value::Type::String:
@@ -407,10 +373,10 @@ class Checker {
     if (const KeyValue* kv = find(table, "trials")) suite.trials = int_of(*kv, 0);
     if (const KeyValue* kv = find(table, "time_budget")) {
       suite.time_budget = string_of(*kv);
-      if (!is_duration(suite.time_budget)) {
-        fail(path_, kv->value.pos,
-             str("time_budget '", suite.time_budget,
-                 "' is not a duration: use seconds (45), or numbers with units d, h, m, s (90s, 30m, 8h, 1h30m)"));
+      try {
+        parse_duration(suite.time_budget, "time_budget");
+      } catch (const UserError& e) {
+        fail(path_, kv->value.pos, e.what());
       }
     }
     if (const KeyValue* kv = find(table, "rounds")) suite.rounds = int_of(*kv, 1);

@@ -1,4 +1,4 @@
-#include "cli/duration.h"
+#include "compiler/ir/duration.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 
 #include "compiler/ir/error.h"
 
-namespace temper::cli {
+namespace temper {
 
 double parse_duration(const std::string& text, const std::string& flag) {
   auto bad = [&] {
@@ -57,4 +57,4 @@ std::string format_duration(double seconds) {
   return buf;
 }
 
-}  // namespace temper::cli
+}  // namespace temper
