@@ -8,6 +8,7 @@
 //   depthwise_conv2d              templates/depthwise_conv2d.cpp
 //   conv2d_nchwc                  templates/conv2d_nchwc.cpp (the blocked layout)
 //   depthwise_conv2d_nchwc        templates/depthwise_conv2d_nchwc.cpp
+//   depthwise_pointwise_nchwc     templates/depthwise_pointwise_nchwc.cpp (the two fused)
 //   conv2d_winograd_nchwc         templates/conv2d_winograd_nchwc.cpp (3x3 stride 1)
 //   max_pool2d, avg_pool2d        templates/pool.cpp
 //   attention                     templates/attention.cpp (the softmax between the products)
@@ -25,6 +26,7 @@ const Template& conv2d_template();
 const Template& depthwise_conv2d_template();
 const Template& conv2d_nchwc_template();
 const Template& depthwise_conv2d_nchwc_template();
+const Template& depthwise_pointwise_nchwc_template();
 const Template& conv2d_winograd_nchwc_template();
 const Template& max_pool2d_template();
 const Template& avg_pool2d_template();

@@ -24,6 +24,7 @@ const TemplateEntry kCpuTemplates[] = {
     {"conv2d_nchwc", conv2d_nchwc_template},
     {"group_conv2d_nchwc", conv2d_nchwc_template},
     {"depthwise_conv2d_nchwc", depthwise_conv2d_nchwc_template},
+    {"depthwise_pointwise_nchwc", depthwise_pointwise_nchwc_template},
     {"conv2d_winograd_nchwc", conv2d_winograd_nchwc_template},
     {"max_pool2d", max_pool2d_template},
     {"avg_pool2d", avg_pool2d_template},

@@ -15,6 +15,13 @@
 //   NchwcWinogradConv   a 3x3 stride-1 conv by Winograd's F(tile x tile, 3x3) (ops/winograd.h):
 //                       X [N, Cb, H, W, b], W transformed [a, a, Ko, Cb, b, b], optional
 //                       B [Ko, b]; attrs pads, tile, in_channels, channels
+//   NchwcDepthwisePointwiseConv
+//                       a NchwcDepthwiseConv, its bias and activation, then a 1x1 NchwcConv
+//                       over that (ops::depthwise_pointwise_nchwc; written by
+//                       pass_fuse_depthwise_pointwise.h): X [N, Cb, H, W, b], Wdw [Cb, R, S,
+//                       b], Bdw [Cb, b], Wpw [Ko, Cb, 1, 1, b, b], optional B [Ko, b]; attrs
+//                       the depthwise conv's strides, pads, dilations, activation ("none",
+//                       "relu", "relu6"), in_channels (its C), channels (the 1x1 conv's K)
 // (The blocked pools, NchwcMaxPool, NchwcAveragePool and NchwcGlobalAveragePool, are
 // graph_ops_nn.cpp's pooling with a trailing lane dimension.)
 #include "compiler/graph/graph_ops_common.h"
@@ -147,6 +154,57 @@ std::vector<te::Tensor> compute_blocked_conv(const Graph& graph, const Node& nod
   return {blocked_conv_epilogue(graph, node, in, y)};
 }
 
+// ---------------------------------------------------------------- depthwise + 1x1
+
+std::optional<ops::UnaryOp> depthwise_activation(const Node& node) {
+  std::string act = node.attrs.get_string_or("activation", "none");
+  if (act == "relu") return ops::UnaryOp::Relu;
+  if (act == "relu6") return ops::UnaryOp::Relu6;
+  if (act != "none") throw UserError(str("activation '", act, "' is not one of none, relu, relu6"));
+  return std::nullopt;
+}
+
+te::Tensor depthwise_pointwise(const Node& node, const std::vector<te::Tensor>& in, const std::string& name) {
+  return ops::depthwise_pointwise_nchwc(in[0], in[1], in[2], in[3], window_attrs(node), depthwise_activation(node),
+                                        node.attrs.get_int("in_channels"), name);
+}
+
+std::vector<TensorType> infer_depthwise_pointwise(const Graph& graph, const Node& node) {
+  check_arity(node, 4, 5);
+  const char* roles[] = {"X", "Wdw", "Bdw", "Wpw"};
+  std::vector<te::Tensor> in;
+  for (int i = 0; i < 4; ++i) {
+    const TensorType& t = input_type(graph, node, i, roles[i]);
+    if (i == 0) check_float(t, "input X");
+    in.push_back(placeholder_of(t, str("in", i)));
+  }
+  Shape out = static_shape(depthwise_pointwise(node, in, "y"));
+  if (has_input(node, 4)) {
+    const TensorType& b = input_type(graph, node, 4, "B");
+    if (b.shape != Shape{out[1], out[4]}) {
+      throw UserError(str("bias B is ", b.to_string(), " but must be [", out[1], ",", out[4], "] (blocked)"));
+    }
+  }
+  return {{out, graph.value(node.inputs[0]).type.dtype}};
+}
+
+te::Tensor depthwise_pointwise_epilogue(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in,
+                                        const te::Tensor& product) {
+  if (!has_input(node, 4)) return product;
+  const te::Tensor& b = in[4];
+  return te::compute(
+      shape_exprs(graph.value(node.outputs[0]).type.shape),
+      [&](const std::vector<Var>& i) { return product({i.begin(), i.end()}) + b(i[1], i[4]); },
+      output_name(graph, node, 0));
+}
+
+std::vector<te::Tensor> compute_depthwise_pointwise(const Graph& graph, const Node& node,
+                                                    const std::vector<te::Tensor>& in) {
+  std::string name = output_name(graph, node, 0);
+  te::Tensor y = depthwise_pointwise(node, in, has_input(node, 4) ? name + "_conv" : name);
+  return {depthwise_pointwise_epilogue(graph, node, in, y)};
+}
+
 }  // namespace
 
 std::vector<GraphOp> nchwc_graph_ops() {
@@ -158,6 +216,8 @@ std::vector<GraphOp> nchwc_graph_ops() {
        blocked_conv_epilogue},
       {"NchwcWinogradConv", OpPattern::OutFusable, infer_blocked_conv, compute_blocked_conv, nullptr,
        blocked_conv_epilogue},
+      {"NchwcDepthwisePointwiseConv", OpPattern::OutFusable, infer_depthwise_pointwise, compute_depthwise_pointwise,
+       nullptr, depthwise_pointwise_epilogue},
   };
   for (GraphOp& op : ops) op.internal = true;
   return ops;

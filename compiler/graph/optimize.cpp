@@ -2,6 +2,7 @@
 
 #include "compiler/graph/pass_fold_batch_norm.h"
 #include "compiler/graph/pass_fuse_attention.h"
+#include "compiler/graph/pass_fuse_depthwise_pointwise.h"
 #include "compiler/graph/pass_recognize_gelu.h"
 #include "compiler/graph/pass_recognize_layer_norm.h"
 #include "compiler/graph/pass_remove_identity.h"
@@ -22,8 +23,10 @@ LayoutReport optimize_graph(Graph& graph, const GraphPasses& passes) {
   recognize_layer_norm(graph);
   recognize_gelu(graph);
   if (passes.attention) fuse_attention(graph);
-  if (passes.nchwc_block > 1) return convert_to_nchwc(graph, passes.nchwc_block, passes.winograd);
-  return LayoutReport{};
+  if (passes.nchwc_block <= 1) return LayoutReport{};
+  LayoutReport report = convert_to_nchwc(graph, passes.nchwc_block, passes.winograd);
+  if (passes.depthwise_pointwise) fuse_depthwise_pointwise(graph);
+  return report;
 }
 
 }  // namespace temper::graph

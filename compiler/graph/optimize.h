@@ -14,6 +14,9 @@ namespace temper::graph {
 struct GraphPasses {
   int64_t nchwc_block = 0;  // > 1: the blocked layout with this many lanes (pass_nchwc_layout.h)
   bool winograd = true;     // with the blocked layout: 3x3 stride-1 convs may take Winograd's kernel
+  // with the blocked layout: a depthwise conv and the 1x1 conv after it run as one kernel
+  // (pass_fuse_depthwise_pointwise.h)
+  bool depthwise_pointwise = true;
   bool attention = false;   // attention chains become one Attention node (pass_fuse_attention.h)
 };
 
@@ -23,7 +26,7 @@ GraphPasses graph_passes_for(const Target& target, LayoutChoice layout);
 
 // Rewrites graph in place (each pass is its own file: pass_*.h): identities removed, batch
 // norms folded, layer norms and GELUs recognised, attention fused, then the blocked layout
-// chosen for the graph.
+// chosen for the graph, and in it depthwise and pointwise pairs fused.
 LayoutReport optimize_graph(Graph& graph, const GraphPasses& passes = {});
 
 }  // namespace temper::graph

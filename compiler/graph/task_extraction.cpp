@@ -108,6 +108,15 @@ Mapping map_nchwc_conv(const Graph& graph, const Node& node) {
     params.insert(params.end(), {{"R", str(w[1])}, {"S", str(w[2])}, {"block", str(w[3])}});
     return product_of(ops::Workload::make("depthwise_conv2d_nchwc", params), {0, 1});
   }
+  if (node.op == "NchwcDepthwisePointwiseConv") {  // Wdw [Cb, R, S, b]; the 1x1 conv's bias is its epilogue
+    params[1] = {"C", str(node.attrs.get_int("in_channels"))};
+    params.insert(params.end(), {{"R", str(w[1])},
+                                 {"S", str(w[2])},
+                                 {"K", str(node.attrs.get_int("channels"))},
+                                 {"block", str(w[3])},
+                                 {"act", node.attrs.get_string_or("activation", "none")}});
+    return product_of(ops::Workload::make("depthwise_pointwise_nchwc", params), {0, 1, 2, 3});
+  }
   // W [Ko, Ci/Gb, R, S, cb, kb]
   params.insert(params.end(), {{"K", str(node.attrs.get_int("channels"))},
                                {"R", str(w[2])},
@@ -257,7 +266,8 @@ Mapping map_node(const Graph& graph, const Node& node) {
   if (node.op == "LayerNormalization") return map_layer_norm(graph, node);
   if (node.op == "Transpose") return map_transpose(graph, node);
   if (node.op == "Conv") return map_conv(graph, node);
-  if (node.op == "NchwcConv" || node.op == "NchwcDepthwiseConv" || node.op == "NchwcWinogradConv") {
+  if (node.op == "NchwcConv" || node.op == "NchwcDepthwiseConv" || node.op == "NchwcWinogradConv" ||
+      node.op == "NchwcDepthwisePointwiseConv") {
     return map_nchwc_conv(graph, node);
   }
   if (node.op == "Gemm") return map_gemm(graph, node);

@@ -11,6 +11,8 @@
 //                                   in_block,out_block (C, K: the logical channels);
 //                                   group_conv2d_nchwc:...,groups when grouped
 //   NchwcDepthwiseConv              depthwise_conv2d_nchwc:N,C,H,W,R,S,stride,pad,dilation,block
+//   NchwcDepthwisePointwiseConv     depthwise_pointwise_nchwc:N,C,H,W,R,S,stride,pad,dilation,K,
+//                                   block,act (the 1x1 conv's bias is the kernel's epilogue)
 //   Conv (2-D, float32, NCHW)       conv2d:N,C,H,W,K,R,S,stride,pad (top x left x bottom x
 //                                   right),dilation,groups; depthwise_conv2d (multiplier
 //                                   K/C) when group == C. The bias is the kernel's epilogue.

@@ -125,6 +125,32 @@ te::Tensor depthwise_conv2d_nchwc(const te::Tensor& input, const te::Tensor& wei
       name);
 }
 
+te::Tensor depthwise_pointwise_nchwc(const te::Tensor& input, const te::Tensor& dw_weight, const te::Tensor& dw_bias,
+                                     const te::Tensor& pw_weight, const Window2d& window,
+                                     std::optional<UnaryOp> activation, int64_t channels, const std::string& name) {
+  const std::string op = "depthwise_pointwise_nchwc";
+  check_rank(dw_bias, 2, op, "the depthwise bias ([C/b, b])");
+  te::Tensor dw = depthwise_conv2d_nchwc(input, dw_weight, window, name + "_dw");
+  Shape d = static_shape(dw, op);
+  Shape b = static_shape(dw_bias, op);
+  if (b[0] != d[1] || b[1] != d[4]) {
+    throw UserError(str(op, ": the depthwise bias ", shape_str(b), " does not fit its ", d[1], " blocks of ", d[4]));
+  }
+  Shape pw = static_shape(pw_weight, op);
+  if (pw.size() != 6 || pw[2] != 1 || pw[3] != 1 || pw[4] != d[4]) {
+    throw UserError(str(op, ": the pointwise weight ", shape_str(pw), " is not a 1x1 weight over blocks of ", d[4],
+                        " ([K/kb, ", d[1], ", 1, 1, ", d[4], ", kb])"));
+  }
+  te::Tensor act = te::compute(
+      shape_exprs(d, op),
+      [&](Var n, Var c, Var p, Var q, Var ci) {
+        Expr v = dw(n, c, p, q, ci) + dw_bias(c, ci);
+        return activation ? unary_expr(*activation, v) : v;
+      },
+      name + "_dw_act");
+  return conv2d_nchwc(act, pw_weight, Window2d{}, name, 1, channels);
+}
+
 void block_channels(const float* plain, float* blocked, int64_t N, int64_t C, int64_t plane, int64_t block) {
   int64_t blocks = channel_blocks(C, block);
   std::memset(blocked, 0, sizeof(float) * N * blocks * plane * block);

@@ -19,14 +19,24 @@
 //                           Ci/Gb input blocks of its block group, ko / (Ko/Gb).
 //   depthwise_conv2d_nchwc  input [N, Co, H, W, b] by a weight [Co, R, S, b] (one filter
 //                           per channel) into [N, Co, P, Q, b]; reduces over (ry, rx).
+//   depthwise_pointwise_nchwc
+//                           a depthwise conv, its bias [Cb, b] and activation, then a 1x1
+//                           conv over that by a weight [Ko, Cb, 1, 1, b, b]: MobileNet's
+//                           pair, one op so that a kernel can compute the depthwise rows a
+//                           row of the 1x1 conv reads just before it reads them, from cache,
+//                           instead of a whole map written by one kernel and read by the
+//                           next. Stages "<name>_dw_pad" (when padded), "<name>_dw",
+//                           "<name>_dw_act" and "<name>" (the 1x1 conv).
 //
 // The host-side conversions below make the blocked arrays of plain ones (the weights a
 // graph packs once when it is built, test data, references).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "compiler/ops/elementwise.h"
 #include "compiler/ops/window.h"
 #include "compiler/runtime/ndarray.h"
 #include "compiler/te/te.h"
@@ -58,6 +68,11 @@ te::Tensor conv2d_nchwc(const te::Tensor& input, const te::Tensor& weight, const
                         int64_t channels = 0);
 te::Tensor depthwise_conv2d_nchwc(const te::Tensor& input, const te::Tensor& weight, const Window2d& window,
                                   const std::string& name = "depthwise_conv2d_nchwc");
+// channels: the depthwise conv's logical channel count C, which the 1x1 conv reduces over.
+te::Tensor depthwise_pointwise_nchwc(const te::Tensor& input, const te::Tensor& dw_weight, const te::Tensor& dw_bias,
+                                     const te::Tensor& pw_weight, const Window2d& window,
+                                     std::optional<UnaryOp> activation, int64_t channels,
+                                     const std::string& name = "depthwise_pointwise_nchwc");
 
 // Host conversions, float32. A plain [N, C, H, W] array (any trailing extents: H*W is
 // `plane`) to and from [N, ceil(C/b), plane, b], the tail lanes written 0.

@@ -280,6 +280,40 @@ OpInstance instantiate_depthwise_conv2d_nchwc(const Workload& w) {
   return inst;
 }
 
+// A depthwise conv, its bias and activation, then a 1x1 conv to K channels, all in blocks
+// of `block` (nchwc.h's depthwise_pointwise_nchwc); C and K are logical channel counts.
+OpInstance instantiate_depthwise_pointwise_nchwc(const Workload& w) {
+  int64_t N = w.get_int("N"), C = w.get_int("C"), H = w.get_int("H"), W = w.get_int("W");
+  int64_t R = w.get_int("R"), S = w.get_int("S"), K = w.get_int("K"), b = w.get_int("block");
+  int64_t Cb = channel_blocks(C, b), Kb = channel_blocks(K, b);
+  Window2d window = window_of(w, true);
+  std::optional<UnaryOp> act = dense_activation(w);
+  Shape in_shape = {N, Cb, H, W, b}, dw_shape = {Cb, R, S, b}, pw_shape = {Kb, Cb, 1, 1, b, b};
+  te::Tensor x = placeholder(w, in_shape, "input");
+  te::Tensor dw_weight = placeholder(w, dw_shape, "dw_weight");
+  te::Tensor dw_bias = placeholder(w, {Cb, b}, "dw_bias");
+  te::Tensor pw_weight = placeholder(w, pw_shape, "pw_weight");
+  te::Tensor y = depthwise_pointwise_nchwc(x, dw_weight, dw_bias, pw_weight, window, act, C);
+  Shape out_shape = static_shape(y, "depthwise_pointwise_nchwc");
+  int64_t pixels = N * out_shape[2] * out_shape[3];
+  double flops = 2.0 * pixels * C * (R * S + K) + pixels * C * (act ? 2 : 1);
+  OpInstance inst = finish(w, {x, dw_weight, dw_bias, pw_weight}, y, flops, [=](auto& ins, auto& outs) {
+    Shape mid_shape = {N, Cb, out_shape[2], out_shape[3], b};
+    std::vector<float> mid(num_elements(mid_shape));
+    reference::depthwise_conv2d_nchwc(in<float>(ins, 0), in<float>(ins, 1), mid.data(), in_shape, dw_shape, window);
+    const float* bias = in<float>(ins, 2);
+    int64_t plane = out_shape[2] * out_shape[3];
+    for (int64_t i = 0; i < static_cast<int64_t>(mid.size()); ++i) {
+      float v = mid[i] + bias[((i / (plane * b)) % Cb) * b + i % b];
+      mid[i] = act ? reference::unary(*act, v) : v;
+    }
+    reference::conv2d_nchwc(mid.data(), in<float>(ins, 3), out<float>(outs, 0), mid_shape, pw_shape, Window2d{}, 1,
+                            C);
+  });
+  inst.weight_inputs = {1, 2, 3};
+  return inst;
+}
+
 // Winograd's 3x3 stride-1 conv over the blocked layout (winograd.h); its weight is the
 // transformed one, so C and K here are the blocked (padded) channel counts' logical ones.
 OpInstance instantiate_conv2d_winograd_nchwc(const Workload& w) {
@@ -646,6 +680,16 @@ std::vector<OpSpec> build_table() {
                                   defaulted_key("dilation", K::Pair, "1"), required_key("block", K::Positive),
                                   float_only()}),
        instantiate_depthwise_conv2d_nchwc},
+      {"depthwise_pointwise_nchwc",
+       "a depthwise conv2d, its bias and act (none|relu|relu6), then a 1x1 conv2d to K channels, in the blocked "
+       "layout (MobileNet's pair as one op): input [N,C/block,H,W,block], dw_weight [C/block,R,S,block], dw_bias "
+       "[C/block,block], pw_weight [K/block,C/block,1,1,block,block], output [N,K/block,P,Q,block]",
+       concat_keys(image_keys(), {required_key("R", K::Positive), required_key("S", K::Positive),
+                                  defaulted_key("stride", K::Pair, "1"), defaulted_key("pad", K::Pads, "0"),
+                                  defaulted_key("dilation", K::Pair, "1"), required_key("K", K::Positive),
+                                  required_key("block", K::Positive), choice("act", {"none", "relu", "relu6"}),
+                                  float_only()}),
+       instantiate_depthwise_pointwise_nchwc},
       {"conv2d_winograd_nchwc",
        "3x3 stride-1 conv2d by Winograd's F(tile x tile, 3x3) in the blocked layout: input [N,C/block,H,W,block], "
        "transformed weight [tile+2,tile+2,K/block,C/block,block,block], output [N,K/block,P,Q,block]",

@@ -1,5 +1,5 @@
 // The blocked-layout convolutions (ops/nchwc.h) and their templates (conv2d_nchwc,
-// depthwise_conv2d_nchwc): the host packing makes a blocked conv compute exactly the plain
+// depthwise_conv2d_nchwc, depthwise_pointwise_nchwc): the host packing makes a blocked conv compute exactly the plain
 // conv, tail lanes included; and compiled code under the default, sampled and
 // neighbouring configs matches the reference, with channel counts that do not fill a
 // block.
@@ -34,6 +34,10 @@ const char* kWorkloads[] = {
     "depthwise_conv2d_nchwc:N=1,C=32,H=14,W=14,R=3,S=3,pad=1,block=16",
     "depthwise_conv2d_nchwc:N=2,C=24,H=15,W=15,R=3,S=3,stride=2,pad=1,block=16",
     "depthwise_conv2d_nchwc:N=1,C=12,H=9,W=11,R=5,S=5,pad=2,dilation=1,block=8",
+    "depthwise_pointwise_nchwc:N=1,C=24,H=14,W=14,R=3,S=3,pad=1,K=20,block=16,act=relu6",
+    "depthwise_pointwise_nchwc:N=2,C=12,H=15,W=13,R=3,S=3,stride=2,pad=1,K=8,block=8,act=relu",
+    "depthwise_pointwise_nchwc:N=1,C=16,H=7,W=9,R=5,S=3,pad=2x1,K=40,block=8",
+    "depthwise_pointwise_nchwc:N=1,C=8,H=1,W=9,R=1,S=3,pad=0x1,K=4,block=8,act=relu6",
 };
 
 class NchwcTemplateDefaults : public ::testing::TestWithParam<const char*> {};
@@ -54,7 +58,8 @@ TEST(NchwcTemplate, SampledConfigsAreCorrect) {
 
 TEST(NchwcTemplate, EveryNeighbourOfTheDefaultIsCorrect) {
   for (const char* w : {"conv2d_nchwc:N=1,C=20,H=8,W=8,K=40,R=3,S=3,pad=1,in_block=8,out_block=8",
-                        "depthwise_conv2d_nchwc:N=1,C=12,H=8,W=8,R=3,S=3,stride=2,pad=1,block=8"}) {
+                        "depthwise_conv2d_nchwc:N=1,C=12,H=8,W=8,R=3,S=3,stride=2,pad=1,block=8",
+                        "depthwise_pointwise_nchwc:N=1,C=20,H=8,W=8,R=3,S=3,stride=2,pad=1,K=12,block=8,act=relu6"}) {
     std::unique_ptr<Task> task = task_of(w);
     std::vector<Config> neighbours = task->space().neighbours(task->default_config());
     EXPECT_GE(neighbours.size(), 4u) << w;

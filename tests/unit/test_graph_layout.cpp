@@ -2,7 +2,8 @@
 // which ops it rewrites and where it converts (conv -> relu -> conv -> add -> pool converts
 // once in and once out), results equal to the plain graph's with channel counts that do
 // not fill a block, a graph with an op that cannot take the blocked layout, and the
-// conversions an execution plan counts.
+// conversions an execution plan counts; and in it, the depthwise and 1x1 pairs fused
+// (pass_fuse_depthwise_pointwise.h) where they may be.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -10,7 +11,9 @@
 #include "compiler/graph/execution_plan.h"
 #include "compiler/graph/executor.h"
 #include "compiler/graph/optimize.h"
+#include "compiler/graph/pass_fuse_depthwise_pointwise.h"
 #include "compiler/graph/shape_inference.h"
+#include "compiler/graph/task_extraction.h"
 
 namespace temper::graph {
 namespace {
@@ -446,6 +449,92 @@ TEST(NchwcLayout, EachFixedBlockMatchesThePlainGraph) {
     ADD_FAILURE() << "a block of 16 lanes on SSE was accepted";
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("more than two of"), std::string::npos) << e.what();
+  }
+}
+
+// MobileNetV2's inverted residual: x [1, C, size, size] -> 1x1 conv to E + bias -> Clip(0, 6)
+// -> 3x3 depthwise conv (stride) + bias -> act ("relu6", "relu", "sigmoid" or none) -> 1x1
+// conv to K + bias -> y. With read_twice the depthwise map is a graph output as well.
+Graph inverted_residual(int64_t C, int64_t E, int64_t K, int64_t size, int64_t stride, const std::string& act,
+                        bool read_twice = false) {
+  Graph g;
+  g.name = "inverted_residual";
+  ValueId x = g.add_input("x", TensorType{{1, C, size, size}, f32});
+  NDArray six = NDArray::zeros({}, f32);
+  six.data_as<float>()[0] = 6.0f;
+  ValueId lo = g.add_constant("lo", NDArray::zeros({}, f32));
+  ValueId hi = g.add_constant("hi", six);
+  g.add_node("expand", "Conv", {},
+             {x, g.add_constant("we", NDArray::random({E, C, 1, 1}, f32, 1)),
+              g.add_constant("be", NDArray::random({E}, f32, 2))},
+             {"e"});
+  g.add_node("expand_act", "Clip", {}, {g.find("e"), lo, hi}, {"ea"});
+  Attributes depthwise = conv3x3();
+  depthwise.set("group", E);
+  depthwise.set("strides", std::vector<int64_t>{stride, stride});
+  g.add_node("depthwise", "Conv", depthwise,
+             {g.find("ea"), g.add_constant("wd", NDArray::random({E, 1, 3, 3}, f32, 3)),
+              g.add_constant("bd", NDArray::random({E}, f32, 4))},
+             {"d"});
+  std::string map = "d";
+  if (act == "relu6") g.add_node("depthwise_act", "Clip", {}, {g.find("d"), lo, hi}, {map = "da"});
+  if (act == "relu") g.add_node("depthwise_act", "Relu", {}, {g.find("d")}, {map = "da"});
+  if (act == "sigmoid") g.add_node("depthwise_act", "Sigmoid", {}, {g.find("d")}, {map = "da"});
+  g.add_node("project", "Conv", {},
+             {g.find(map), g.add_constant("wp", NDArray::random({K, E, 1, 1}, f32, 5)),
+              g.add_constant("bp", NDArray::random({K}, f32, 6))},
+             {"y"});
+  g.mark_output(g.find("y"));
+  if (read_twice) g.mark_output(g.find(map));
+  infer_types(g);
+  g.verify();
+  return g;
+}
+
+// Each pair of a depthwise conv, its activation (Clip to [0, 6], Relu or none) and a 1x1
+// conv becomes one node, stride 2 included, and computes what the plain graph does with
+// channel counts that fill no block (12 in, 40 expanded, 20 out with blocks of 8); its
+// task is the fused workload.
+TEST(FuseDepthwisePointwise, PairsFuseAndMatchThePlainGraph) {
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "SKIP: this CPU has no AVX2";
+  Target avx2 = Target::parse("llvm -mcpu=haswell");
+  for (const char* act : {"relu6", "relu", ""}) {
+    for (int64_t stride : {1, 2}) {
+      SCOPED_TRACE(str("act '", act, "', stride ", stride));
+      Graph g = inverted_residual(12, 40, 20, stride == 1 ? 16 : 29, stride, act);
+      Graph optimized = g;
+      optimize_graph(optimized, graph_passes_for(avx2, LayoutChoice::Blocked));
+      std::map<std::string, int> ops = op_counts(optimized);
+      EXPECT_EQ(ops["NchwcDepthwisePointwiseConv"], 1);
+      EXPECT_EQ(ops["NchwcDepthwiseConv"], 0);
+      EXPECT_EQ(ops["NchwcConv"], 1);  // the expansion
+      EXPECT_EQ(ops["Clip"], 1);       // the expansion's
+      EXPECT_EQ(ops["Relu"], 0);
+      expect_blocked_matches_plain(g, avx2);
+    }
+  }
+  std::vector<ExtractedTask> tasks = extract_tasks(inverted_residual(12, 40, 20, 16, 1, "relu6"), avx2);
+  ASSERT_EQ(tasks.size(), 2u);
+  EXPECT_EQ(tasks[1].workload.to_string(),
+            "depthwise_pointwise_nchwc:N=1,C=40,H=16,W=16,R=3,S=3,stride=1,pad=1,dilation=1,K=20,block=8,act=relu6,"
+            "dtype=float32");
+}
+
+// Not fused: a depthwise map something else reads, an activation the fused op does not
+// apply, and a 1x1 output of fewer rows than kMinFusedRows. Each still matches the plain graph.
+TEST(FuseDepthwisePointwise, PairsThatMayNotFuseStayApart) {
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "SKIP: this CPU has no AVX2";
+  Target avx2 = Target::parse("llvm -mcpu=haswell");
+  for (const Graph& g : {inverted_residual(12, 40, 20, 16, 1, "relu6", true),
+                         inverted_residual(12, 40, 20, 16, 1, "sigmoid"),
+                         inverted_residual(12, 40, 20, kMinFusedRows - 1, 1, "relu6"),
+                         inverted_residual(12, 40, 20, 2 * kMinFusedRows - 2, 2, "relu6")}) {
+    Graph optimized = g;
+    optimize_graph(optimized, graph_passes_for(avx2, LayoutChoice::Blocked));
+    std::map<std::string, int> ops = op_counts(optimized);
+    EXPECT_EQ(ops["NchwcDepthwisePointwiseConv"], 0);
+    EXPECT_EQ(ops["NchwcDepthwiseConv"], 1);
+    expect_blocked_matches_plain(g, avx2);
   }
 }
 

@@ -303,6 +303,7 @@ const std::vector<std::string> kWorkloads = {
     "group_conv2d_nchwc:N=1,C=8,H=6,W=6,K=8,R=3,S=3,pad=1,in_block=4,out_block=4,groups=4",
     "group_conv2d_nchwc:N=1,C=8,H=5,W=5,K=16,R=1,S=1,stride=2,in_block=4,out_block=4,groups=2",
     "depthwise_conv2d_nchwc:N=1,C=6,H=6,W=6,R=3,S=3,stride=2,pad=1,block=4",
+    "depthwise_pointwise_nchwc:N=1,C=6,H=6,W=6,R=3,S=3,stride=2,pad=1,K=5,block=4,act=relu6",
     "conv2d_winograd_nchwc:N=1,C=6,H=7,W=5,K=5,pad=1,block=4,tile=4",
     "conv2d_winograd_nchwc:N=2,C=4,H=6,W=6,K=8,pad=0,block=4,tile=2",
     "depthwise_conv2d:N=1,C=3,H=7,W=7,R=3,S=3,multiplier=2,stride=2",

@@ -95,6 +95,7 @@ TEST(OpTable, ListsEveryOpWithADocAndUsage) {
                                              "conv2d_nchwc",
                                              "group_conv2d_nchwc",
                                              "depthwise_conv2d_nchwc",
+                                             "depthwise_pointwise_nchwc",
                                              "conv2d_winograd_nchwc",
                                              "max_pool2d",
                                              "avg_pool2d",
