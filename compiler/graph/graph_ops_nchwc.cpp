@@ -121,31 +121,41 @@ te::Tensor placeholder_of(const TensorType& t, const std::string& name) {
   return te::placeholder(shape_exprs(t.shape), t.dtype, name);
 }
 
+// The node's optional input `bias` is the blocked bias [Ko, b] of an output [N, Ko, P, Q, b].
+void check_blocked_bias(const Graph& graph, const Node& node, int bias, const Shape& out) {
+  if (!has_input(node, bias)) return;
+  const TensorType& b = input_type(graph, node, bias, "B");
+  if (b.shape != Shape{out[1], out[4]}) {
+    throw UserError(str("bias B is ", b.to_string(), " but must be [", out[1], ",", out[4], "] (blocked)"));
+  }
+}
+
 std::vector<TensorType> infer_blocked_conv(const Graph& graph, const Node& node) {
   check_arity(node, 2, 3);
   const TensorType& x = input_type(graph, node, 0, "X");
   const TensorType& w = input_type(graph, node, 1, "W");
   check_float(x, "input X");
   Shape out = static_shape(blocked_conv(graph, node, placeholder_of(x, "x"), placeholder_of(w, "w"), "y"));
-  if (has_input(node, 2)) {
-    const TensorType& b = input_type(graph, node, 2, "B");
-    if (b.shape != Shape{out[1], out[4]}) {
-      throw UserError(str("bias B is ", b.to_string(), " but must be [", out[1], ",", out[4], "] (blocked)"));
-    }
-  }
+  check_blocked_bias(graph, node, 2, out);
   return {{out, x.dtype}};
 }
 
-te::Tensor blocked_conv_epilogue(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in,
-                                 const te::Tensor& product) {
-  if (!has_input(node, 2)) return product;
-  const te::Tensor& b = in[2];
+// The product plus the blocked bias [Ko, b] that is the node's input `bias`, when it has one.
+te::Tensor plus_blocked_bias(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in,
+                             const te::Tensor& product, int bias) {
+  if (!has_input(node, bias)) return product;
+  const te::Tensor& b = in[bias];
   return te::compute(
       shape_exprs(graph.value(node.outputs[0]).type.shape),
       [&](const std::vector<Var>& i) {
         return product({i.begin(), i.end()}) + b(i[1], i[4]);
       },
       output_name(graph, node, 0));
+}
+
+te::Tensor blocked_conv_epilogue(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in,
+                                 const te::Tensor& product) {
+  return plus_blocked_bias(graph, node, in, product, 2);
 }
 
 std::vector<te::Tensor> compute_blocked_conv(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in) {
@@ -179,23 +189,13 @@ std::vector<TensorType> infer_depthwise_pointwise(const Graph& graph, const Node
     in.push_back(placeholder_of(t, str("in", i)));
   }
   Shape out = static_shape(depthwise_pointwise(node, in, "y"));
-  if (has_input(node, 4)) {
-    const TensorType& b = input_type(graph, node, 4, "B");
-    if (b.shape != Shape{out[1], out[4]}) {
-      throw UserError(str("bias B is ", b.to_string(), " but must be [", out[1], ",", out[4], "] (blocked)"));
-    }
-  }
+  check_blocked_bias(graph, node, 4, out);
   return {{out, graph.value(node.inputs[0]).type.dtype}};
 }
 
 te::Tensor depthwise_pointwise_epilogue(const Graph& graph, const Node& node, const std::vector<te::Tensor>& in,
                                         const te::Tensor& product) {
-  if (!has_input(node, 4)) return product;
-  const te::Tensor& b = in[4];
-  return te::compute(
-      shape_exprs(graph.value(node.outputs[0]).type.shape),
-      [&](const std::vector<Var>& i) { return product({i.begin(), i.end()}) + b(i[1], i[4]); },
-      output_name(graph, node, 0));
+  return plus_blocked_bias(graph, node, in, product, 4);
 }
 
 std::vector<te::Tensor> compute_depthwise_pointwise(const Graph& graph, const Node& node,

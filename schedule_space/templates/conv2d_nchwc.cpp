@@ -36,6 +36,7 @@
 #include "compiler/ops/shape.h"
 #include "compiler/ops/window.h"
 #include "schedule_space/cpu_templates.h"
+#include "schedule_space/templates/blocked_conv_tile.h"
 #include "schedule_space/templates/data_stage.h"
 #include "schedule_space/templates/register_budget.h"
 
@@ -81,38 +82,12 @@ void define_conv2d_nchwc(ConfigSpace& space, const ops::OpInstance& op, const op
 }
 
 Schedule apply_conv2d_nchwc(const Config& c, const ops::OpInstance& op, const ops::Workload& w, const Target& target) {
-  int lanes = vector_lanes(target);
   Schedule s(op.func);
-  BlockRV conv = s.get_block(kOp);
-  BlockRV write_back = s.cache_write(conv, 0, "local");
-  std::vector<LoopRV> loops = s.get_loops(conv);  // n, ko, p, q, ki, rco, ry, rx[, rci]
-  LoopRV n = loops[0], p = loops[2], ki = loops[4];
-  std::vector<LoopRV> reductions(loops.begin() + 5, loops.end());
-  std::vector<LoopRV> ko = s.split(loops[1], {std::nullopt, c.knob_int("tile_kb")});
-  std::vector<LoopRV> q = s.split(loops[3], {std::nullopt, c.knob_int("tile_q")});
-  std::vector<LoopRV> outer =
-      c.knob_string("outer_order") == "k_p" ? std::vector<LoopRV>{n, ko[0], p} : std::vector<LoopRV>{n, p, ko[0]};
-  std::vector<LoopRV> order = outer;
-  order.push_back(q[0]);
-  order.insert(order.end(), reductions.begin(), reductions.end());
-  order.insert(order.end(), {q[1], ko[1], ki});
-  s.reorder(order);
-  LoopRV tiles = s.fuse(outer);
-  s.parallel(tiles);
-  s.reverse_compute_at(write_back, q[0]);
-  BlockRV init = s.decompose_reduction(conv, reductions[0]);
-  for (LoopRV l : {q[1], ko[1]}) {
-    if (loop_extent(s, l) > 1) s.unroll(l);
-  }
-  if (c["unroll_rx"].get<bool>() && loop_extent(s, reductions[2]) > 1) s.unroll(reductions[2]);
-  if (c["unroll_ci"].get<bool>() && reductions.size() == 4 && loop_extent(s, reductions[3]) > 1) {
-    s.unroll(reductions[3]);
-  }
-  if (loop_extent(s, ki) > 1) {
-    s.vectorize(ki);
-    for (BlockRV b : {init, write_back}) s.vectorize(s.get_loops(b).back());
-  }
-  if (has_padding(w)) place_padding(s, str(kOp, "_pad"), c.knob_string("pad"), tiles, lanes);
+  LoopRV tiles = tile_blocked_conv(
+      s, kOp, c.knob_int("tile_kb"), c.knob_int("tile_q"),
+      c.knob_string("outer_order") == "k_p" ? BlockedConvOuter::ChannelTilesFirst : BlockedConvOuter::RowsFirst,
+      c["unroll_rx"].get<bool>(), c["unroll_ci"].get<bool>());
+  if (has_padding(w)) place_padding(s, str(kOp, "_pad"), c.knob_string("pad"), tiles, vector_lanes(target));
   return s;
 }
 

@@ -6,7 +6,8 @@
 // would write out whole and read back (MobileNetV2: 9 MB per inference), never leaves the
 // cache, and each thread's 1x1 rows read what the same thread just computed.
 //
-//   tile_kb     1x1 conv: output-channel blocks of its register tile (a divisor of K/b)
+//   tile_kb     1x1 conv: output-channel blocks of its register tile (a divisor of K/b;
+//               the tile is conv2d_nchwc's, blocked_conv_tile.h)
 //   tile_q      1x1 conv: output columns of its register tile (a divisor of Q)
 //   unroll_ci   1x1 conv: the loop over the lanes of an input block unrolled or not
 //   dw_tile_q   depthwise: output columns of its register tile (a divisor of Q, at most 16)
@@ -20,6 +21,7 @@
 // the separate templates' defaults for the two halves.
 #include "compiler/ops/shape.h"
 #include "schedule_space/cpu_templates.h"
+#include "schedule_space/templates/blocked_conv_tile.h"
 #include "schedule_space/templates/data_stage.h"
 #include "schedule_space/templates/register_budget.h"
 
@@ -84,30 +86,9 @@ Schedule apply_depthwise_pointwise(const Config& c, const ops::OpInstance& op, c
                                    const Target& target) {
   Shapes sh = shapes(op);
   Schedule s(op.func);
-  // The 1x1 conv, rows parallel and outermost.
-  BlockRV conv = s.get_block(kOp);
-  BlockRV write_back = s.cache_write(conv, 0, "local");
-  std::vector<LoopRV> loops = s.get_loops(conv);  // n, ko, p, q, ki, rco, ry, rx, rci
-  LoopRV ki = loops[4];
-  std::vector<LoopRV> reductions(loops.begin() + 5, loops.end());
-  std::vector<LoopRV> ko = s.split(loops[1], {std::nullopt, c.knob_int("tile_kb")});
-  std::vector<LoopRV> q = s.split(loops[3], {std::nullopt, c.knob_int("tile_q")});
-  std::vector<LoopRV> order = {loops[0], loops[2], ko[0], q[0]};
-  order.insert(order.end(), reductions.begin(), reductions.end());
-  order.insert(order.end(), {q[1], ko[1], ki});
-  s.reorder(order);
-  LoopRV rows = s.fuse({loops[0], loops[2]});
-  s.parallel(rows);
-  s.reverse_compute_at(write_back, q[0]);
-  BlockRV init = s.decompose_reduction(conv, reductions[0]);
-  for (LoopRV l : {q[1], ko[1]}) {
-    if (loop_extent(s, l) > 1) s.unroll(l);
-  }
-  if (c["unroll_ci"].get<bool>() && loop_extent(s, reductions[3]) > 1) s.unroll(reductions[3]);
-  if (loop_extent(s, ki) > 1) {
-    s.vectorize(ki);
-    for (BlockRV b : {init, write_back}) s.vectorize(s.get_loops(b).back());
-  }
+  // The 1x1 conv, its rows parallel, every channel-block tile of a row in its iteration.
+  LoopRV rows = tile_blocked_conv(s, kOp, c.knob_int("tile_kb"), c.knob_int("tile_q"), BlockedConvOuter::RowsOnly,
+                                  false, c["unroll_ci"].get<bool>());
 
   // The depthwise row each row of the 1x1 conv reads, computed at the start of its iteration.
   std::string dw_name = str(kOp, "_dw");
