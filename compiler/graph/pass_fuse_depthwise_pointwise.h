@@ -5,9 +5,9 @@
 // schedule_space/templates/depthwise_pointwise_nchwc.cpp), so that map is never written out.
 //
 // Only where it pays: the depthwise map read by nothing else, and a 1x1 output of at least
-// kMinFusedRows rows. Below that the fused kernel's parallel loop over rows leaves threads
-// idle and each row reads the whole 1x1 weight (MobileNetV2's 7x7 pairs, 960 -> 160: 1.4x
-// the two kernels' time alone), where the separate 1x1 kernel splits by channel blocks.
+// kMinFusedRows rows. Below that the fused kernel's parallel loop over rows leaves a thread
+// idle part of the time and each row reads the whole 1x1 weight (MobileNetV2's 7x7 pairs:
+// 960 -> 160 1.4x and the stride-2 576 -> 160 1.7x the two kernels' time alone, Zen 4).
 //
 // Runs after the blocked layout pass (pass_nchwc_layout.h); expects a verified graph with
 // inferred types and leaves one (remove_dead has run, so ids change).
