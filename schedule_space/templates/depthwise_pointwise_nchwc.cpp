@@ -17,8 +17,10 @@
 //
 // The depthwise row's tile applies the bias and activation to its accumulators before it
 // stores them (the write-back inlined into the activation), so the row is written once.
-// Valid configs keep either register tile within the vector registers. The default takes
-// the separate templates' defaults for the two halves.
+// Valid configs keep either register tile within the vector registers. The default follows
+// the separate templates' rules for the two halves: the depthwise template's widest column
+// tile up to 14 and its padding inline; conv2d_nchwc's pointwise tile of one channel block
+// by up to 14 columns, an input block's lanes unrolled on maps of 7 columns or fewer.
 #include "compiler/ops/shape.h"
 #include "schedule_space/cpu_templates.h"
 #include "schedule_space/templates/blocked_conv_tile.h"
