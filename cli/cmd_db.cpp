@@ -439,6 +439,7 @@ int db_merge(const std::vector<std::string>& args) {
   std::vector<TuningRecord> records;
   std::vector<tuning_db::MachineProbe> probes;
   std::vector<tuning_db::SweepResult> sweeps;
+  std::vector<tuning_db::ModelChoice> choices;
   for (const std::string& source : sources) {
     SQLiteDatabase source_db(source, OpenMode::ReadOnly);
     std::vector<TuningRecord> read = source_db.all_records();
@@ -449,6 +450,8 @@ int db_merge(const std::vector<std::string>& args) {
     probes.insert(probes.end(), read_probes.begin(), read_probes.end());
     std::vector<tuning_db::SweepResult> read_sweeps = source_db.sweep_results();
     sweeps.insert(sweeps.end(), read_sweeps.begin(), read_sweeps.end());
+    std::vector<tuning_db::ModelChoice> read_choices = source_db.model_choices();
+    choices.insert(choices.end(), read_choices.begin(), read_choices.end());
   }
   SQLiteDatabase db(db_path, OpenMode::Create);
   print_merge_result(tuning_db::add_new_records(db, records, import_check()), db_path);
@@ -456,6 +459,8 @@ int db_merge(const std::vector<std::string>& args) {
   if (!probes.empty()) std::cout << "added " << plural(added_probes, "machine probe") << "\n";
   int64_t added_sweeps = tuning_db::add_new_sweep_results(db, sweeps);
   if (!sweeps.empty()) std::cout << "added " << plural(added_sweeps, "sweep result") << "\n";
+  int64_t added_choices = tuning_db::add_new_model_choices(db, choices);
+  if (!choices.empty()) std::cout << "added " << plural(added_choices, "model choice") << "\n";
   return 0;
 }
 

@@ -148,12 +148,22 @@ void print_profile(const graph::ExecutionPlan& plan, std::vector<std::vector<dou
                    search::MachineMatch match, double latency_s, double between_s) {
   std::unique_ptr<tuning_db::SQLiteDatabase> log;
   if (!db.empty()) log = std::make_unique<tuning_db::SQLiteDatabase>(db, tuning_db::OpenMode::ReadOnly);
-  auto logged_s = [&](const graph::KernelCall& call) -> std::optional<double> {
+  // The log's time for the schedule the build applied: its best record's, or with a
+  // schedule chosen in a model (search/confirm_in_model.h), that record's; none for a
+  // template default chosen there.
+  auto logged_s = [&](const graph::KernelCall& call, std::string& chosen) -> std::optional<double> {
     if (!log || call.workload.empty()) return std::nullopt;
-    std::vector<tuning_db::TuningRecord> best =
-        search::best_records(*log, tuning_db::WorkloadKey::from(ops::Workload::parse(call.workload)),
-                             Target::parse(plan.target), 1, match)
-            .best;
+    Target target = Target::parse(plan.target);
+    tuning_db::WorkloadKey key = tuning_db::WorkloadKey::from(ops::Workload::parse(call.workload));
+    std::optional<tuning_db::ModelChoice> choice = search::model_choice_for(*log, key, target);
+    std::vector<tuning_db::TuningRecord> best = search::best_records(*log, key, target, choice ? 5 : 1, match).best;
+    if (choice) {
+      chosen = str("chosen in ", choice->model, ": ", choice->picked);
+      for (const tuning_db::TuningRecord& r : best) {
+        if (r.trace == choice->trace && r.config == choice->config) return r.mean;
+      }
+      return std::nullopt;
+    }
     if (best.empty()) return std::nullopt;
     return best[0].mean;
   };
@@ -174,14 +184,16 @@ void print_profile(const graph::ExecutionPlan& plan, std::vector<std::vector<dou
   for (size_t c : order) {
     const graph::KernelCall& call = plan.calls[c];
     const graph::PlannedArray& out = plan.arrays[call.args.back()];
-    std::string in_log;
-    if (std::optional<double> t = logged_s(call)) {
+    std::string in_log, chosen;
+    if (std::optional<double> t = logged_s(call, chosen)) {
       ++logged;
       logged_model_s += median[c];
       logged_log_s += *t;
       char text[64];
-      std::snprintf(text, sizeof text, "  (log %.3f ms, model/log %.2fx)", *t * 1e3, median[c] / *t);
-      in_log = text;
+      std::snprintf(text, sizeof text, "log %.3f ms, model/log %.2fx", *t * 1e3, median[c] / *t);
+      in_log = str("  (", text, chosen.empty() ? "" : "; " + chosen, ")");
+    } else if (!chosen.empty()) {
+      in_log = str("  (", chosen, ")");
     } else if (log && !call.workload.empty()) {
       in_log = "  (not in the log)";
     }

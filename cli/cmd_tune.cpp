@@ -271,7 +271,7 @@ int cmd_tune(const std::vector<std::string>& args) {
       "[--tuner random|grid|ga|xgb] [--time-budget 8h] [--early-stopping N] [--confirm N] [--seed N] [--report PAGE.html]\n"
       "       temper tune MODEL.onnx --db FILE [--dim NAME=N ...] [--shape NAME=D0xD1x... ...] [--layout "
       "nchwc|nchw8c|nchw16c|...-direct|nchw] [--task-scheduler "
-      "gradient|round-robin] [the same "
+      "gradient|round-robin] [--in-model N] [the same "
       "flags]   (all the model's tasks, sharing --trials)\n"
       "                    [--transfer | --model FILE] [--save-model FILE]   (these three with --tuner xgb)";
   std::string db_path, tuner_name, time_budget, model_path, save_model_path, report_path;
@@ -301,6 +301,9 @@ int cmd_tune(const std::vector<std::string>& args) {
       ("layout", po::value(&layout_flag),
        "model: the layout its builds will use, nchwc (blocked, kept across the graph; Winograd 3x3 convs where they pay; the tasks of each candidate block, 8 and 16 lanes on a CPU of either vector, the build taking the block estimated fastest), nchw8c or nchw16c (a fixed block), nchwc-direct, nchw8c-direct, nchw16c-direct (every conv direct) or nchw; "
        "the tasks are the convs of that layout (default nchwc)")
+      ("in-model", po::value(&model_flags.in_model)->default_value(3),
+       "model: at the end, time each task's N best schedules and its default inside builds of the model, with their "
+       "real neighbours, and keep the one that ran fastest there for the builds (0: off)")
       ("task-scheduler", po::value(&model_flags.scheduler)->default_value("gradient"),
        "model, or --space both: how the jobs share --trials: gradient (turns to the task whose tuning is expected to "
        "cut the end-to-end latency most) or round-robin")
@@ -353,6 +356,7 @@ int cmd_tune(const std::vector<std::string>& args) {
   at_least("--early-stopping", options.early_stopping, 0);
   at_least("--error-threshold", options.error_threshold, 0);
   at_least("--confirm", options.confirm_top, 0);
+  at_least("--in-model", model_flags.in_model, 0);
   at_least("--build-jobs", builder_options.n_parallel, 0);
   at_least("--number", runner_options.number, 1);
   at_least("--repeat", runner_options.repeat, 1);

@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <iostream>
 #include <limits>
 
 #include "cli/tune_report.h"
@@ -9,6 +11,7 @@
 #include "compiler/graph/task_extraction.h"
 #include "compiler/ir/duration.h"
 #include "schedule_space/template.h"
+#include "search/confirm_in_model.h"
 #include "search/task_scheduler.h"
 #include "tuning_db/sqlite_database.h"
 
@@ -85,6 +88,31 @@ std::string latency_text(const graph::LayoutTasks& model, const std::vector<Mode
         str(w == 0 ? "" : ", ", model.layouts[w].activations(), " ", latency_text(estimated_latency(model, w, jobs)));
   }
   return each;
+}
+
+// The last step of tune MODEL: each task's best schedules and its default timed in builds
+// of the model; the log keeps, per task, the one that ran fastest there.
+void choose_in_model(const graph::Graph& g, const Target& target, const std::string& db_path,
+                     const ModelTuneFlags& flags, const std::string& model_name) {
+  tuning_db::SQLiteDatabase db(db_path);
+  search::InModelOptions options;
+  options.candidates = flags.in_model;
+  options.model_name = model_name;
+  std::fflush(stdout);
+  search::InModelResult r =
+      search::confirm_in_model(g, target, graph::parse_layout_choice(flags.layout), db, options, &std::cout);
+  if (r.tasks.empty()) {
+    std::printf("in model   not timed: the log has no record for the model's tasks\n");
+    return;
+  }
+  int other = 0;
+  for (const search::InModelTask& task : r.tasks) other += task.picked != "log rank 1";
+  db.commit_model_choices(r.choices);
+  std::printf("in model   %s kept (%d of %zu tasks take another schedule than the log's best): the model ran %s "
+              "with them, %s with the log's best, %s with the defaults (medians of interleaved rounds); builds "
+              "with this log apply them\n",
+              r.kept.c_str(), other, r.tasks.size(), latency_text(r.chosen_latency_s).c_str(),
+              latency_text(r.log_best_latency_s).c_str(), latency_text(r.default_latency_s).c_str());
 }
 
 }  // namespace
@@ -279,7 +307,15 @@ int tune_model(const std::string& model_path, const graph::ImportOptions& import
                         " has no node that a tuning task serves (Conv, Gemm, MatMul, attention, Softmax, "
                         "LayerNormalization, Transpose); nothing to tune"));
   }
-  return tune_tasks(model, target, db_path, choice, flags, options, builder_options, runner_options, report);
+  int status = tune_tasks(model, target, db_path, choice, flags, options, builder_options, runner_options, report);
+  if (flags.in_model > 0 && g_signal == 0) {
+    if (target.is_gpu()) {
+      std::printf("in model   not timed: models run on the host only (%s is a GPU target)\n", target.to_string().c_str());
+    } else {
+      choose_in_model(g, target, db_path, flags, std::filesystem::path(model_path).filename().string());
+    }
+  }
+  return status;
 }
 
 }  // namespace temper::cli

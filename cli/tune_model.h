@@ -26,6 +26,7 @@ struct ModelTuneFlags {
   std::string scheduler;         // --task-scheduler: "gradient" or "round-robin"
   std::string layout = "nchwc";  // --layout: the layout the model's builds will use (its tasks follow it;
                                  // with the block open, the tasks of each candidate block)
+  int in_model = 3;              // --in-model: each task's best schedules timed in the model at the end (0: off)
 };
 
 // --task-scheduler's value as a strategy; UserError naming the two there are.
@@ -42,7 +43,9 @@ int tune_tasks(const graph::LayoutTasks& model, const Target& target, const std:
                const measure::BuilderOptions& builder_options, const measure::RunnerOptions& runner_options,
                TuneReport& report);
 
-// Imports the model, extracts its tasks, and tune_tasks them.
+// Imports the model, extracts its tasks, and tune_tasks them; then, with flags.in_model,
+// times each task's flags.in_model best schedules and its default in builds of the model
+// and keeps in the log the one that ran fastest there (search/confirm_in_model.h).
 int tune_model(const std::string& model_path, const graph::ImportOptions& import_options, const Target& target,
                const std::string& db_path, const TunerChoice& choice, const ModelTuneFlags& flags,
                const search::TuneOptions& options, const measure::BuilderOptions& builder_options,

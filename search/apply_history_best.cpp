@@ -94,18 +94,23 @@ std::vector<std::string> ApplyHistoryBest::other_layouts(const ops::Workload& wo
   return found;
 }
 
-MachineRecords best_records(const tuning_db::Database& db, const tuning_db::WorkloadKey& workload,
-                            const Target& target, int k, MachineMatch match) {
-  // The fingerprint of this machine, read once per target string (GPU targets open their device).
+namespace {
+
+// The fingerprint of this machine, read once per target string (GPU targets open their device).
+tuning_db::TargetInfo host_info(const Target& target) {
   static std::mutex mutex;
   static std::map<std::string, tuning_db::TargetInfo> hosts;
-  tuning_db::TargetInfo host;
-  {
-    std::lock_guard lock(mutex);
-    auto [it, inserted] = hosts.try_emplace(target.to_string());
-    if (inserted) it->second = tuning_db::host_target_info(target);
-    host = it->second;
-  }
+  std::lock_guard lock(mutex);
+  auto [it, inserted] = hosts.try_emplace(target.to_string());
+  if (inserted) it->second = tuning_db::host_target_info(target);
+  return it->second;
+}
+
+}  // namespace
+
+MachineRecords best_records(const tuning_db::Database& db, const tuning_db::WorkloadKey& workload,
+                            const Target& target, int k, MachineMatch match) {
+  tuning_db::TargetInfo host = host_info(target);
   std::vector<tuning_db::TuningRecord> here, elsewhere;
   for (tuning_db::TuningRecord& record : db.records_for(workload, target.to_string())) {
     (tuning_db::same_machine(record.target, host) ? here : elsewhere).push_back(std::move(record));
@@ -124,6 +129,23 @@ MachineRecords best_records(const tuning_db::Database& db, const tuning_db::Work
   return out;
 }
 
+std::optional<tuning_db::ModelChoice> model_choice_for(const tuning_db::Database& db,
+                                                      const tuning_db::WorkloadKey& workload, const Target& target) {
+  tuning_db::TargetInfo host = host_info(target);
+  std::optional<tuning_db::ModelChoice> newest;
+  for (tuning_db::ModelChoice& choice : db.model_choices()) {
+    if (choice.workload == workload && choice.target.target == target.to_string() &&
+        tuning_db::same_machine(choice.target, host) && (!newest || choice.timestamp >= newest->timestamp)) {
+      newest = std::move(choice);
+    }
+  }
+  if (!newest) return std::nullopt;
+  for (const tuning_db::TuningRecord& record : db.records_for(workload, target.to_string())) {
+    if (record.timestamp > newest->timestamp && tuning_db::same_machine(record.target, host)) return std::nullopt;
+  }
+  return newest;
+}
+
 ApplyHistoryBest::ApplyHistoryBest(const tuning_db::Database& db, std::ostream* info, MachineMatch match)
     : db_(db), info_(info), match_(match) {}
 
@@ -134,6 +156,30 @@ void ApplyHistoryBest::report(const std::string& workload, const std::string& li
 ops::SourcedSchedule ApplyHistoryBest::schedule_for(const ops::Workload& workload, const ops::OpInstance& op,
                                                     const Target& target) {
   std::string name = workload.to_string();
+  if (std::optional<tuning_db::ModelChoice> choice = model_choice_for(db_, tuning_db::WorkloadKey::from(workload), target)) {
+    tuning_db::TuningRecord record;
+    record.workload = choice->workload;
+    record.target = choice->target;
+    record.trace = choice->trace;
+    record.config = choice->config;
+    record.mean = choice->model_seconds;
+    try {
+      Schedule s = schedule_from_record(record, workload, op, target);
+      last_source_ = "log";
+      last_record_ = record;
+      char times[96];
+      std::snprintf(times, sizeof times, "%.3f ms there against %.3f ms for the log's best", choice->model_seconds * 1e3,
+                    choice->log_best_seconds * 1e3);
+      report(name, str("info: ", name, ": applying the schedule chosen in model ", choice->model, " (", choice->picked,
+                       ", ", times, ")"));
+      bool templated = !record.config.is_null() && schedule_space::find_template(workload.op, target);
+      return {std::move(s), templated ? record.config : nlohmann::json()};
+    } catch (const UserError& e) {
+      report(name, str("warning: ", name, ": the schedule chosen in model ", choice->model,
+                       " no longer applies (", e.what(), "); taking the log's best instead"));
+      reported_.erase(name);  // the line that says what was applied instead follows
+    }
+  }
   MachineRecords found = best_records(db_, tuning_db::WorkloadKey::from(workload), target, kRecordsTried, match_);
   const std::vector<tuning_db::TuningRecord>& best = found.best;
   std::string why_not;

@@ -1,5 +1,5 @@
 // ApplyHistoryBest: the schedule source a build consults after tuning. For each workload
-// it applies the fastest valid record of the log for the target, measured on this
+// it applies the schedule chosen for it inside a model (model_choice_for), else the fastest valid record of the log for the target, measured on this
 // machine (best_records), that still applies (a record that no longer replays gives way
 // to the next of the five best, with a warning); when the log has none, the template's
 // default config (with a warning when another machine's records exist), or the hand-written
@@ -41,6 +41,13 @@ struct MachineRecords {
 };
 MachineRecords best_records(const tuning_db::Database& db, const tuning_db::WorkloadKey& workload,
                             const Target& target, int k, MachineMatch match);
+
+// The schedule chosen for workload on target in a model (tuning_db/model_choice.h,
+// search/confirm_in_model.h) that a build applies: the newest of those timed on this
+// machine, unless the log holds a record of the workload measured on this machine after it
+// (tuned again since: the choice is made again at the end of that tuning).
+std::optional<tuning_db::ModelChoice> model_choice_for(const tuning_db::Database& db,
+                                                      const tuning_db::WorkloadKey& workload, const Target& target);
 
 class ApplyHistoryBest : public ops::ScheduleSource {
  public:

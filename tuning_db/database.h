@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tuning_db/machine_probe.h"
+#include "tuning_db/model_choice.h"
 #include "tuning_db/record.h"
 #include "tuning_db/sweep_result.h"
 
@@ -51,6 +52,11 @@ class Database {
   // Benchmark sweep results (sweep_result.h), kept like records; all or none per call.
   virtual void commit_sweep_results(const std::vector<SweepResult>& results) = 0;
   virtual std::vector<SweepResult> sweep_results() const = 0;  // in commit order
+
+  // Schedules chosen inside a model (model_choice.h), kept like records: never replaced;
+  // all or none per call. model_choices() in commit order.
+  virtual void commit_model_choices(const std::vector<ModelChoice>& choices) = 0;
+  virtual std::vector<ModelChoice> model_choices() const = 0;
 };
 
 }  // namespace temper::tuning_db

@@ -76,4 +76,14 @@ std::vector<SweepResult> MemoryDatabase::sweep_results() const {
   return sweep_results_;
 }
 
+void MemoryDatabase::commit_model_choices(const std::vector<ModelChoice>& choices) {
+  std::lock_guard lock(mutex_);
+  model_choices_.insert(model_choices_.end(), choices.begin(), choices.end());
+}
+
+std::vector<ModelChoice> MemoryDatabase::model_choices() const {
+  std::lock_guard lock(mutex_);
+  return model_choices_;
+}
+
 }  // namespace temper::tuning_db

@@ -22,6 +22,8 @@ class MemoryDatabase : public Database {
   std::vector<MachineProbe> probes() const override;
   void commit_sweep_results(const std::vector<SweepResult>& results) override;
   std::vector<SweepResult> sweep_results() const override;
+  void commit_model_choices(const std::vector<ModelChoice>& choices) override;
+  std::vector<ModelChoice> model_choices() const override;
 
  private:
   void add_workload_locked(const WorkloadKey& workload);
@@ -31,6 +33,7 @@ class MemoryDatabase : public Database {
   std::vector<TuningRecord> records_;
   std::vector<MachineProbe> probes_;
   std::vector<SweepResult> sweep_results_;
+  std::vector<ModelChoice> model_choices_;
 };
 
 }  // namespace temper::tuning_db

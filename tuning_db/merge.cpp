@@ -20,6 +20,19 @@ std::string measurement_key(const TuningRecord& r) {
       .dump();
 }
 
+// What `items` holds that `present` does not, each once, in order: a probe, sweep result
+// or model choice is carried as a whole, never repeated.
+template <typename T>
+std::vector<T> not_present(std::vector<T> present, const std::vector<T>& items) {
+  std::vector<T> fresh;
+  for (const T& item : items) {
+    if (std::find(present.begin(), present.end(), item) != present.end()) continue;
+    present.push_back(item);
+    fresh.push_back(item);
+  }
+  return fresh;
+}
+
 }  // namespace
 
 bool same_measurement(const TuningRecord& a, const TuningRecord& b) {
@@ -53,26 +66,20 @@ MergeResult add_new_records(Database& into, const std::vector<TuningRecord>& rec
 }
 
 int64_t add_new_probes(Database& into, const std::vector<MachineProbe>& probes) {
-  std::vector<MachineProbe> present = into.probes();
-  int64_t added = 0;
-  for (const MachineProbe& probe : probes) {
-    if (std::find(present.begin(), present.end(), probe) != present.end()) continue;
-    into.commit_probe(probe);
-    present.push_back(probe);
-    ++added;
-  }
-  return added;
+  std::vector<MachineProbe> fresh = not_present(into.probes(), probes);
+  for (const MachineProbe& probe : fresh) into.commit_probe(probe);
+  return static_cast<int64_t>(fresh.size());
 }
 
 int64_t add_new_sweep_results(Database& into, const std::vector<SweepResult>& results) {
-  std::vector<SweepResult> present = into.sweep_results();
-  std::vector<SweepResult> fresh;
-  for (const SweepResult& r : results) {
-    if (std::find(present.begin(), present.end(), r) != present.end()) continue;
-    if (std::find(fresh.begin(), fresh.end(), r) != fresh.end()) continue;
-    fresh.push_back(r);
-  }
+  std::vector<SweepResult> fresh = not_present(into.sweep_results(), results);
   if (!fresh.empty()) into.commit_sweep_results(fresh);
+  return static_cast<int64_t>(fresh.size());
+}
+
+int64_t add_new_model_choices(Database& into, const std::vector<ModelChoice>& choices) {
+  std::vector<ModelChoice> fresh = not_present(into.model_choices(), choices);
+  if (!fresh.empty()) into.commit_model_choices(fresh);
   return static_cast<int64_t>(fresh.size());
 }
 

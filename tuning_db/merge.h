@@ -41,5 +41,7 @@ MergeResult add_new_records(Database& into, const std::vector<TuningRecord>& rec
 int64_t add_new_probes(Database& into, const std::vector<MachineProbe>& probes);
 // The same for sweep results.
 int64_t add_new_sweep_results(Database& into, const std::vector<SweepResult>& results);
+// The same for model choices.
+int64_t add_new_model_choices(Database& into, const std::vector<ModelChoice>& choices);
 
 }  // namespace temper::tuning_db

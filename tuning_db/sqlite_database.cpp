@@ -201,13 +201,36 @@ void add_sweep_results_v4(sqlite3* db, const std::string& path) {
        "adding the sweep results (schema 4)");
 }
 
-constexpr Migration kMigrations[] = {create_schema_v1, add_target_device_v2, add_machine_probes_v3,
-                                     add_sweep_results_v4};
+// v5: schedules chosen inside a model (model_choice.h), keyed like records by workload
+// and target.
+void add_model_choices_v5(sqlite3* db, const std::string& path) {
+  exec(db, path, R"sql(
+    CREATE TABLE model_choices (
+      id INTEGER PRIMARY KEY,
+      workload_id INTEGER NOT NULL REFERENCES workloads(id),
+      target_id INTEGER NOT NULL REFERENCES targets(id),
+      model TEXT NOT NULL,
+      trace TEXT NOT NULL,
+      config TEXT,
+      picked TEXT NOT NULL,
+      model_seconds REAL NOT NULL,
+      log_best_seconds REAL NOT NULL,
+      timestamp INTEGER NOT NULL,
+      temper_version TEXT NOT NULL
+    );
+  )sql",
+       "adding the model choices (schema 5)");
+}
 
-// The first schema that stores TargetInfo::device, and the first with machine probes.
+constexpr Migration kMigrations[] = {create_schema_v1, add_target_device_v2, add_machine_probes_v3,
+                                     add_sweep_results_v4, add_model_choices_v5};
+
+// The first schema that stores TargetInfo::device, and the first with machine probes,
+// sweep results and model choices.
 constexpr int kDeviceSchema = 2;
 constexpr int kProbeSchema = 3;
 constexpr int kSweepSchema = 4;
+constexpr int kModelChoiceSchema = 5;
 constexpr int kSchemaVersion = static_cast<int>(std::size(kMigrations));
 
 [[noreturn]] void refuse_newer_schema(const std::string& path, int version) {
@@ -269,6 +292,18 @@ const SchemaTable kSchemaTables[] = {
       {"details", 4},
       {"timestamp", 4},
       {"temper_version", 4}}},
+    {"model_choices",
+     {{"id", 5},
+      {"workload_id", 5},
+      {"target_id", 5},
+      {"model", 5},
+      {"trace", 5},
+      {"config", 5},
+      {"picked", 5},
+      {"model_seconds", 5},
+      {"log_best_seconds", 5},
+      {"timestamp", 5},
+      {"temper_version", 5}}},
 };
 
 // Refuses a file whose schema version no Temper writes (negative) or this one cannot read
@@ -720,6 +755,69 @@ std::vector<SweepResult> SQLiteDatabase::sweep_results() const {
     results.push_back(std::move(r));
   }
   return results;
+}
+
+void SQLiteDatabase::commit_model_choices(const std::vector<ModelChoice>& choices) {
+  exec(db_, path_, "BEGIN IMMEDIATE", "locking the log to commit");
+  try {
+    Statement insert(db_, path_,
+                     "INSERT INTO model_choices (workload_id, target_id, model, trace, config, picked, model_seconds, "
+                     "log_best_seconds, timestamp, temper_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    for (const ModelChoice& c : choices) {
+      insert.reset();
+      insert.bind(1, workload_id(db_, path_, c.workload));
+      insert.bind(2, target_id(db_, path_, c.target));
+      insert.bind(3, c.model);
+      insert.bind(4, c.trace.dump());
+      if (c.config.is_null()) {
+        insert.bind_null(5);
+      } else {
+        insert.bind(5, c.config.dump());
+      }
+      insert.bind(6, c.picked);
+      insert.bind(7, c.model_seconds);
+      insert.bind(8, c.log_best_seconds);
+      insert.bind(9, c.timestamp);
+      insert.bind(10, c.temper_version);
+      insert.step("adding a model choice");
+    }
+    exec(db_, path_, "COMMIT", "committing model choices");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::vector<ModelChoice> SQLiteDatabase::model_choices() const {
+  std::vector<ModelChoice> choices;
+  if (schema_version_ < kModelChoiceSchema) return choices;
+  Statement select(db_, path_,
+                   "SELECT w.op, w.workload, t.target, t.cpu_model, t.cpu_features, t.cores, t.compiler, t.device, "
+                   "c.model, c.trace, c.config, c.picked, c.model_seconds, c.log_best_seconds, c.timestamp, "
+                   "c.temper_version FROM model_choices c JOIN workloads w ON c.workload_id = w.id "
+                   "JOIN targets t ON c.target_id = t.id ORDER BY c.id");
+  while (select.step("reading model choices")) {
+    ModelChoice c;
+    try {
+      c.trace = parse_stored_json(select.text(9), "trace");
+      c.config = select.is_null(10) ? nlohmann::json(nullptr) : parse_stored_json(select.text(10), "config");
+    } catch (const UnreadableRecord&) {
+      // Skipped like an unreadable record, so that one damaged row does not stop a build;
+      // unreadable_records() names records only.
+      continue;
+    }
+    c.workload = {select.text(0), select.text(1)};
+    c.target = {select.text(2), select.text(3), select.text(4), static_cast<int>(select.integer(5)),
+                select.text(6), select.text(7)};
+    c.model = select.text(8);
+    c.picked = select.text(11);
+    c.model_seconds = select.real(12);
+    c.log_best_seconds = select.real(13);
+    c.timestamp = select.integer(14);
+    c.temper_version = select.text(15);
+    choices.push_back(std::move(c));
+  }
+  return choices;
 }
 
 std::vector<WorkloadKey> SQLiteDatabase::workloads() const {

@@ -1,6 +1,6 @@
 // The tuning log as an SQLite file, through SQLite's C API.
 //
-// Schema (version 4, kept in PRAGMA user_version):
+// Schema (version 5, kept in PRAGMA user_version):
 //   workloads(id, op, workload UNIQUE)
 //   targets(id, target, cpu_model, cpu_features, cores, compiler, device; UNIQUE over all
 //           six; device since version 2)
@@ -12,6 +12,9 @@
 //   sweep_results(id, target_id -> targets, sweep, entry, entry_kind, contender, status,
 //           why, description, seconds, round_seconds (JSON), flops, threads, details (JSON),
 //           timestamp, temper_version; since version 4)
+//   model_choices(id, workload_id -> workloads, target_id -> targets, model, trace, config
+//           (JSON text), picked, model_seconds, log_best_seconds, timestamp,
+//           temper_version; since version 5)
 //
 // Several processes may tune into one file at once: the file is in WAL mode, writers
 // wait up to busy_timeout for each other, and each commit is one transaction, so a
@@ -125,6 +128,9 @@ class SQLiteDatabase : public Database {
   void commit_sweep_results(const std::vector<SweepResult>& results) override;
   // A log of schema 3 or older, opened read-only, has none.
   std::vector<SweepResult> sweep_results() const override;
+  void commit_model_choices(const std::vector<ModelChoice>& choices) override;
+  // A log of schema 4 or older, opened read-only, has none.
+  std::vector<ModelChoice> model_choices() const override;
 
   const std::string& path() const { return path_; }
 

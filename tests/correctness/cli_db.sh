@@ -90,7 +90,7 @@ must_fail '-k must be at least 1' db best "$W" --db log.db -k 0
 # stats
 run db stats --db log.db
 expect '^log +log.db$'
-expect '^schema +4$'
+expect '^schema +5$'
 expect '^file size +[0-9.]+ (B|KiB)'
 expect '^records +7 \(5 valid\)$'
 expect '^  None +5$'
@@ -176,7 +176,7 @@ future_before="$(md5sum <future.db)"
 for args in "list --db future.db" "prune --db future.db --keep 1" "import --db future.db records.jsonl" \
   "merge --db log.db future.db" "merge --db future.db other.db"; do
   # shellcheck disable=SC2086
-  must_fail 'future.db was written by a newer Temper \(schema 7\); this one reads up to 4' db $args
+  must_fail 'future.db was written by a newer Temper \(schema 7\); this one reads up to 5' db $args
 done
 [[ $(md5sum <future.db) == "$future_before" ]] || fail "future.db was changed"
 head -c 5000 /dev/urandom >garbage.db

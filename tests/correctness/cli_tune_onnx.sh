@@ -63,6 +63,14 @@ logged=$(count cnn.db "select count(*) from records")
 [[ $logged -eq $((16 + again)) ]] || fail "the log holds $logged records, not the 16 trials and $again re-measurements"
 [[ $(count cnn.db "select count(distinct workload_id || config) from records") -eq 16 ]] ||
   fail "a re-measurement is not of a trial's config"
+# Last, each task's best schedules and its default timed inside builds of the model, and
+# one choice per task kept in the log, each naming a candidate that ran there.
+expect "^in model +4 builds \(the log's 3 best per task, the defaults\), 30 rounds of [0-9]+ runs each$"
+expect "^in model +(in-model choices|the log's best|the template defaults) kept \([0-3] of 3 tasks take another schedule than the log's best\): the model ran [0-9.]+ ms with them, [0-9.]+ ms with the log's best, [0-9.]+ ms with the defaults"
+[[ $(count cnn.db "select count(*) from model_choices where model = 'cnn.onnx'") -eq 3 ]] ||
+  fail "the log does not hold one in-model choice per task"
+[[ $(count cnn.db "select count(*) from model_choices where picked not in ('log rank 1', 'log rank 2', 'log rank 3', 'template default')") -eq 0 ]] ||
+  fail "an in-model choice names no candidate that ran"
 
 echo "== temper build applies the log's best to each task; the built model matches numpy"
 run build cnn.onnx --db cnn.db -o cnn.so
@@ -79,10 +87,14 @@ expect "^schedules +3 of 3 tunable ops tuned from cnn.db"
 
 echo "== run --db --profile: each tuned kernel's time in the model beside the log's"
 run run cnn.onnx --db cnn.db --repeat 3 --profile
-[[ $(grep -cE "^profile .*  t[0-9]+_.* \(log [0-9.]+ ms, model/log [0-9.]+x\)$" <<<"$out") -eq 3 ]] ||
+[[ $(grep -cE "^profile .*  t[0-9]+_.* \((log [0-9.]+ ms, model/log [0-9.]+x; )?chosen in cnn.onnx: (log rank [1-3]|template default)\)$" <<<"$out") -eq 3 ]] ||
   fail "--profile with --db does not set each of the 3 tuned kernels beside the log"
 expect "^profile +[0-9.]+ ms in [0-9]+ kernels, [0-9.]+% of the median latency [0-9.]+ ms$"
-expect "^profile +[0-9.]+ ms in the 3 kernels the log times, which it estimates at [0-9.]+ ms \(model/log [0-9.]+x\); the other [0-9]+ kernels take [0-9.]+ ms$"
+# A template default chosen in the model has no time in the log.
+from_log=$(count cnn.db "select count(*) from model_choices where picked != 'template default'")
+if (( from_log > 0 )); then
+  expect "^profile +[0-9.]+ ms in the $from_log kernels? the log times, which it estimates at [0-9.]+ ms \(model/log [0-9.]+x\); the other [0-9]+ kernels take [0-9.]+ ms$"
+fi
 
 echo "== a second run resumes: the 16 trials in the log spend the budget"
 run tune cnn.onnx --db cnn.db --trials 16 --tuner random --seed 1 --task-scheduler round-robin --confirm 0 "${fixed[@]}" "${fast[@]}"

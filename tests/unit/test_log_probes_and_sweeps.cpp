@@ -1,8 +1,10 @@
 // What the tuning log keeps beside its records: machine probes (tuning_db/machine_probe.h),
-// the newest of a machine found among several machines', and benchmark sweep results
-// (tuning_db/sweep_result.h); both kept in SQLite and carried by a merge without being
+// the newest of a machine found among several machines', benchmark sweep results
+// (tuning_db/sweep_result.h) and schedules chosen inside a model
+// (tuning_db/model_choice.h); all kept in SQLite and carried by a merge without being
 // repeated.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "tuning_db/memory_database.h"
 #include "tuning_db/merge.h"
@@ -106,6 +108,85 @@ TEST_F(MachineProbeLog, SweepResultsRoundTripAndMergeOnce) {
   EXPECT_EQ(add_new_sweep_results(into, db.sweep_results()), 2);
   EXPECT_EQ(add_new_sweep_results(into, db.sweep_results()), 0);
   EXPECT_EQ(into.sweep_results().size(), 3u);
+}
+
+const WorkloadKey kMatmul{"matmul", "matmul:M=64,N=64,K=64,transpose_a=0,transpose_b=0,dtype=float32"};
+
+ModelChoice model_choice(const TargetInfo& target, const std::string& picked, const nlohmann::json& config,
+                         double model_seconds) {
+  ModelChoice c;
+  c.workload = kMatmul;
+  c.target = target;
+  c.model = "mobilenet_v2.onnx";
+  c.trace = {{"version", 1}, {"instructions", nlohmann::json::array({{{"kind", "Split"}, {"factor", 8}}})}};
+  c.config = config;
+  c.picked = picked;
+  c.model_seconds = model_seconds;
+  c.log_best_seconds = 1.25e-4;
+  c.timestamp = 1700000000;
+  c.temper_version = "0.1.0";
+  return c;
+}
+
+TEST_F(MachineProbeLog, ModelChoicesRoundTripThroughTheFileInCommitOrder) {
+  std::vector<ModelChoice> written = {model_choice(kZen, "template default", nullptr, 1.5e-4),
+                                      model_choice(kXeon, "log rank 2", {{"tile_i", 16}, {"unroll", true}}, 9e-5)};
+  {
+    SQLiteDatabase db(file("t.db"));
+    db.commit_model_choices(written);
+  }
+  SQLiteDatabase db(file("t.db"), OpenMode::ReadOnly);
+  EXPECT_EQ(db.model_choices(), written);
+  EXPECT_TRUE(db.model_choices()[0].config.is_null());  // a trace-only schedule stays one
+  EXPECT_EQ(db.size(), 0);  // a model choice is no record
+}
+
+// Runs sql on a plain SQLite connection (not a Temper log).
+void sqlite_exec(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(db);
+}
+
+TEST_F(MachineProbeLog, ASchema4LogHasNoModelChoicesUntilOpenedForWriting) {
+  TuningRecord record;
+  record.workload = kMatmul;
+  record.target = kZen;
+  record.trace = {{"version", 1}, {"instructions", nlohmann::json::array()}};
+  record.costs = {1e-4};
+  record.mean = 1e-4;
+  record.temper_version = "0.1.0";
+  // A log as schema 4 left it: this Temper's log without the table schema 5 adds.
+  std::string path = file("v4.db");
+  { SQLiteDatabase(path).commit_record(record); }
+  sqlite_exec(path, "PRAGMA journal_mode = DELETE; DROP TABLE model_choices; PRAGMA user_version = 4");
+  {
+    SQLiteDatabase db(path, OpenMode::ReadOnly);
+    EXPECT_EQ(db.stats().schema_version, 4);
+    EXPECT_TRUE(db.model_choices().empty());
+    EXPECT_EQ(db.all_records(), std::vector<TuningRecord>{record});
+  }
+  SQLiteDatabase db(path);
+  EXPECT_EQ(db.stats().schema_version, sqlite_schema_version());
+  EXPECT_EQ(db.all_records(), std::vector<TuningRecord>{record});
+  ModelChoice choice = model_choice(kZen, "log rank 1", {{"tile_i", 8}}, 1e-4);
+  db.commit_model_choices({choice});
+  EXPECT_EQ(db.model_choices(), std::vector<ModelChoice>{choice});
+}
+
+TEST(ModelChoice, MergingAddsTheChoicesALogLacksOnce) {
+  MemoryDatabase into;
+  into.commit_model_choices({model_choice(kZen, "log rank 2", {{"tile_i", 16}}, 9e-5)});
+  std::vector<ModelChoice> other = {model_choice(kZen, "log rank 2", {{"tile_i", 16}}, 9e-5),
+                                    model_choice(kXeon, "template default", nullptr, 1.5e-4),
+                                    model_choice(kXeon, "template default", nullptr, 1.5e-4)};
+  EXPECT_EQ(add_new_model_choices(into, other), 1);
+  EXPECT_EQ(add_new_model_choices(into, other), 0);
+  ASSERT_EQ(into.model_choices().size(), 2u);
+  EXPECT_EQ(into.model_choices()[1].target, kXeon);
 }
 
 }  // namespace

@@ -118,6 +118,7 @@ TEST_F(TuningDbMigration, ASchema1LogOpenedReadOnlyIsReadAsItIs) {
     EXPECT_EQ(stats.schema_version, 1);
     EXPECT_TRUE(db.probes().empty());  // no table before schema 3
     EXPECT_TRUE(db.sweep_results().empty());  // nor before 4
+    EXPECT_TRUE(db.model_choices().empty());  // nor before 5
     ASSERT_EQ(stats.targets.size(), 2u);
     EXPECT_EQ(stats.targets[0].target, kCpu);
     EXPECT_EQ(stats.targets[0].records, 2);
@@ -129,14 +130,15 @@ TEST_F(TuningDbMigration, ASchema1LogOpenedForWritingIsMigratedKeepingEveryRecor
   {
     SQLiteDatabase db(path_);
     expect_the_schema_1_records(db.all_records());
-    EXPECT_EQ(db.stats().schema_version, 4);
+    EXPECT_EQ(db.stats().schema_version, 5);
     EXPECT_TRUE(db.probes().empty());
     EXPECT_TRUE(db.sweep_results().empty());
+    EXPECT_TRUE(db.model_choices().empty());
     // The ids stayed: a record of the migrated CPU target shares its row.
     db.commit_record(make_record(kCpu, 5e-4, 4));
     EXPECT_EQ(db.stats().targets.size(), 2u);
   }
-  EXPECT_EQ(user_version(path_), 4);
+  EXPECT_EQ(user_version(path_), 5);
   SQLiteDatabase db(path_, OpenMode::ReadOnly);
   std::vector<TuningRecord> records = db.all_records();
   ASSERT_EQ(records.size(), 4u);
