@@ -301,7 +301,7 @@ int cmd_tune(const std::vector<std::string>& args) {
       ("layout", po::value(&layout_flag),
        "model: the layout its builds will use, nchwc (blocked, kept across the graph; Winograd 3x3 convs where they pay; the tasks of each candidate block, 8 and 16 lanes on a CPU of either vector, the build taking the block estimated fastest), nchw8c or nchw16c (a fixed block), nchwc-direct, nchw8c-direct, nchw16c-direct (every conv direct) or nchw; "
        "the tasks are the convs of that layout (default nchwc)")
-      ("in-model", po::value(&model_flags.in_model)->default_value(3),
+      ("in-model", po::value(&model_flags.in_model)->default_value(5),
        "model: at the end, time each task's N best schedules and its default inside builds of the model, with their "
        "real neighbours, and keep the one that ran fastest there for the builds (0: off)")
       ("task-scheduler", po::value(&model_flags.scheduler)->default_value("gradient"),

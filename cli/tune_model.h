@@ -26,7 +26,7 @@ struct ModelTuneFlags {
   std::string scheduler;         // --task-scheduler: "gradient" or "round-robin"
   std::string layout = "nchwc";  // --layout: the layout the model's builds will use (its tasks follow it;
                                  // with the block open, the tasks of each candidate block)
-  int in_model = 3;              // --in-model: each task's best schedules timed in the model at the end (0: off)
+  int in_model = 5;              // --in-model: each task's best schedules timed in the model at the end (0: off)
 };
 
 // --task-scheduler's value as a strategy; UserError naming the two there are.

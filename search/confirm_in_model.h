@@ -33,7 +33,7 @@
 namespace temper::search {
 
 struct InModelOptions {
-  int candidates = 3;      // the log's best schedules tried per task, besides the default
+  int candidates = 5;      // the log's best schedules tried per task, besides the default
   int rounds = 30;         // interleaved rounds over the builds
   double round_s = 0.03;   // each build's runs per round, in seconds of its latency (3 runs at least)
   // How much faster than the log's best (in the median round) another candidate must run

@@ -3,11 +3,18 @@
 #include <cstdlib>
 #include <vector>
 
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
 namespace temper::runtime {
 namespace {
 
 // Each block starts with a header holding its size; the caller's memory follows it.
 constexpr size_t kHeader = kBlockAlignment;
+
+// Blocks of this size or more are aligned to it and asked to be backed by huge pages.
+constexpr size_t kHugePage = size_t{2} << 20;
 
 // The size class of a request: a multiple of 64 bytes below 4 KiB, of 4 KiB above, so
 // that blocks of nearly the same size are reused too.
@@ -56,7 +63,16 @@ void* cached_alloc(int64_t bytes) {
     }
   }
   if (size > SIZE_MAX - kHeader) return nullptr;
-  void* block = std::aligned_alloc(kBlockAlignment, size + kHeader);
+  void* block = nullptr;
+  if (size + kHeader >= kHugePage) {
+    size_t whole = (size + kHeader + kHugePage - 1) / kHugePage * kHugePage;
+    block = std::aligned_alloc(kHugePage, whole);
+#ifdef __linux__
+    if (block) madvise(block, whole, MADV_HUGEPAGE);
+#endif
+  } else {
+    block = std::aligned_alloc(kBlockAlignment, size + kHeader);
+  }
   if (!block) return nullptr;
   *static_cast<size_t*>(block) = size;
   return static_cast<char*>(block) + kHeader;

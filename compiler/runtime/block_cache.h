@@ -7,6 +7,12 @@
 // at 137 GFLOP/s in one process and 163 in another for that reason alone. TVM keeps a
 // workspace pool for the same purpose.
 //
+// A block of 2 MiB or more (a model's weights and activations come from here too) is
+// aligned to 2 MiB and advised to be backed by transparent huge pages (MADV_HUGEPAGE;
+// Debian's default THP mode is madvise): a kernel streaming a weight of several MiB then
+// misses in the TLB once per 2 MiB rather than once per 4 KiB. ResNet-18 ran about 2%
+// faster (minimum latency over 100 runs, lower in 6 of 6 interleaved pairs of `temper run`).
+//
 // Bounded per thread: at most kMaxBlocks blocks and kMaxBytes bytes are kept, the oldest
 // released first; a block over kMaxBlockBytes is never kept. A block may be freed on
 // another thread than the one that allocated it.

@@ -65,11 +65,11 @@ logged=$(count cnn.db "select count(*) from records")
   fail "a re-measurement is not of a trial's config"
 # Last, each task's best schedules and its default timed inside builds of the model, and
 # one choice per task kept in the log, each naming a candidate that ran there.
-expect "^in model +4 builds \(the log's 3 best per task, the defaults\), 30 rounds of [0-9]+ runs each$"
+expect "^in model +6 builds \(the log's 5 best per task, the defaults\), 30 rounds of [0-9]+ runs each$"
 expect "^in model +(in-model choices|the log's best|the template defaults) kept \([0-3] of 3 tasks take another schedule than the log's best\): the model ran [0-9.]+ ms with them, [0-9.]+ ms with the log's best, [0-9.]+ ms with the defaults"
 [[ $(count cnn.db "select count(*) from model_choices where model = 'cnn.onnx'") -eq 3 ]] ||
   fail "the log does not hold one in-model choice per task"
-[[ $(count cnn.db "select count(*) from model_choices where picked not in ('log rank 1', 'log rank 2', 'log rank 3', 'template default')") -eq 0 ]] ||
+[[ $(count cnn.db "select count(*) from model_choices where picked not in ('log rank 1', 'log rank 2', 'log rank 3', 'log rank 4', 'log rank 5', 'template default')") -eq 0 ]] ||
   fail "an in-model choice names no candidate that ran"
 
 echo "== temper build applies the log's best to each task; the built model matches numpy"
@@ -87,7 +87,7 @@ expect "^schedules +3 of 3 tunable ops tuned from cnn.db"
 
 echo "== run --db --profile: each tuned kernel's time in the model beside the log's"
 run run cnn.onnx --db cnn.db --repeat 3 --profile
-[[ $(grep -cE "^profile .*  t[0-9]+_.* \((log [0-9.]+ ms, model/log [0-9.]+x; )?chosen in cnn.onnx: (log rank [1-3]|template default)\)$" <<<"$out") -eq 3 ]] ||
+[[ $(grep -cE "^profile .*  t[0-9]+_.* \((log [0-9.]+ ms, model/log [0-9.]+x; )?chosen in cnn.onnx: (log rank [1-5]|template default)\)$" <<<"$out") -eq 3 ]] ||
   fail "--profile with --db does not set each of the 3 tuned kernels beside the log"
 expect "^profile +[0-9.]+ ms in [0-9]+ kernels, [0-9.]+% of the median latency [0-9.]+ ms$"
 # A template default chosen in the model has no time in the log.
@@ -97,12 +97,12 @@ if (( from_log > 0 )); then
 fi
 
 echo "== a second run resumes: the 16 trials in the log spend the budget"
-run tune cnn.onnx --db cnn.db --trials 16 --tuner random --seed 1 --task-scheduler round-robin --confirm 0 "${fixed[@]}" "${fast[@]}"
+run tune cnn.onnx --db cnn.db --trials 16 --tuner random --seed 1 --task-scheduler round-robin --confirm 0 "${fixed[@]}" "${fast[@]}" --in-model 0
 expect "^stopped +trial budget reached after 16 trials in "
 [[ $(count cnn.db "select count(*) from records") -eq $logged ]] || fail "the resumed run measured again"
 
 echo "== --space both: templates and the auto-scheduler share the trials; the build takes the faster"
-run tune cnn.onnx --db both.db --trials 48 --space both --seed 1 "${fixed[@]}" "${fast[@]}"
+run tune cnn.onnx --db both.db --trials 48 --space both --seed 1 "${fixed[@]}" "${fast[@]}" --in-model 0
 expect "^tuner +xgb, seed 1, 48 trials shared by expected gain \(gradient task scheduler\), 4 per turn$"
 expect "^ +0 +1 +auto +[0-9]+ sketches +$conv1$"
 expect "^ +2 +1 +auto +2 sketches +$dense$"
@@ -122,7 +122,7 @@ got, want = np.load('out_both/y.npy'), np.load('cnn_expected.npy')
 sys.exit(0 if np.allclose(got, want, rtol=1e-4, atol=1e-5) else 1)" || fail "the build of both explorers' log does not match numpy"
 
 echo "== the block left open: the tasks of both blocks, the turns following the faster; the build takes it"
-run tune cnn.onnx --db open.db --trials 40 --tuner random --seed 1 --task-scheduler round-robin --confirm 0 "${fast[@]}"
+run tune cnn.onnx --db open.db --trials 40 --tuner random --seed 1 --task-scheduler round-robin --confirm 0 "${fast[@]}" --in-model 0
 expect "^model +cnn.onnx: 9 nodes, 5 tasks$"
 expect "^layouts +NCHW${block}c, NCHW(8|16)c: each way's tasks tuned, turns following the way estimated fastest; a build with this log takes the fastest$"
 # The dense head is the same task in both ways; each conv is one task per block.
@@ -153,7 +153,7 @@ sys.exit(0 if np.allclose(got, want, rtol=1e-4, atol=1e-5) else 1)" || fail "the
 done
 
 echo "== a log tuned in NCHW is not applied to the blocked convs: a warning says so; --layout nchw applies it"
-run tune cnn.onnx --db nchw.db --layout nchw --trials 12 --tuner random --seed 1 --confirm 0 "${fast[@]}"
+run tune cnn.onnx --db nchw.db --layout nchw --trials 12 --tuner random --seed 1 --confirm 0 "${fast[@]}" --in-model 0
 expect "^ +0 +1 +template +[0-9]+ configs +conv2d:N=1,C=3,H=32,W=32,K=8,R=3,S=3,stride=1,pad=1,dilation=1,groups=1,layout=NCHW,dtype=float32$"
 run build cnn.onnx --db nchw.db -o nchw_as_blocked.so
 expect "^schedules +1 of 3 tunable ops tuned from nchw.db \(2 with their template defaults\)$"
@@ -168,7 +168,7 @@ expect "^schedules +3 of 3 tunable ops tuned from nchw.db \(0 with their templat
 expect "^layout +NCHW \(no conv takes the blocked layout on this target\)$"
 
 echo "== a log tuned with every conv direct does not apply to the Winograd conv: a warning says so; --layout nchwc-direct applies it"
-run tune cnn.onnx --db direct.db --layout "nchw${block}c-direct" --trials 12 --tuner random --seed 1 --confirm 0 "${fast[@]}"
+run tune cnn.onnx --db direct.db --layout "nchw${block}c-direct" --trials 12 --tuner random --seed 1 --confirm 0 "${fast[@]}" --in-model 0
 expect "^ +1 +1 +template +[0-9]+ configs +conv2d_nchwc:N=1,C=8,H=16,W=16,K=16,R=3,S=3,stride=1,pad=1,dilation=1,in_block=[0-9]+,out_block=[0-9]+,dtype=float32$"
 run build cnn.onnx --db direct.db -o direct_as_winograd.so
 expect "^warning: conv2d_winograd_nchwc:N=1,C=8,.*: the log has records for this convolution only in another layout, block size or algorithm \(conv2d_nchwc:N=1,C=8,.*\), which do not apply to this kernel; tune the model again to tune it \(or run with --layout nchwc-direct to apply them\); using the template default$"
@@ -178,7 +178,7 @@ expect "^schedules +3 of 3 tunable ops tuned from direct.db \(0 with their templ
 echo "== the encoder: projections (matmul, M = batch x sequence), one fused attention over the heads (reading"
 echo "   the projections as they are: the heads' transposes go into it), and the layer norm, which the"
 echo "   auto-scheduler tunes whatever --space says"
-run tune encoder.onnx --db enc.db --trials 20 --tuner xgb --seed 1 --space template "${fast[@]}"
+run tune encoder.onnx --db enc.db --trials 20 --tuner xgb --seed 1 --space template "${fast[@]}" --in-model 0
 expect "^model +encoder.onnx: [0-9]+ nodes, 5 tasks$"
 expect "^ +0 +4 +template +[0-9]+ configs +matmul:M=16,N=64,K=64,"
 expect "^ +1 +1 +template +[0-9]+ configs +attention:B=4,S=16,T=16,D=16,E=16,scale=0.25,mask_rows=0,heads=4,"
@@ -188,7 +188,7 @@ run build encoder.onnx --db enc.db -o encoder_tuned.so
 expect "^schedules +8 of 8 tunable ops tuned from enc.db"
 
 echo "== a budget smaller than the task count: the untried tasks are named, and the job succeeds"
-run tune encoder.onnx --db enc_small.db --trials 4 --tuner random --seed 1 "${fast[@]}"
+run tune encoder.onnx --db enc_small.db --trials 4 --tuner random --seed 1 "${fast[@]}" --in-model 0
 expect "^ +1 +template +0 +0 +none \\(no trials\\)$"
 expect "^warning: 4 of 5 tuning jobs got no trials; builds use their defaults \\(give --trials 20 or more for 4 per job\\)$"
 
@@ -203,6 +203,7 @@ onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), "re
   fail "could not write relu.onnx"
 must_fail "relu.onnx has no node that a tuning task serves" tune relu.onnx --db relu.db --trials 4
 must_fail "unknown --task-scheduler 'fair'" tune cnn.onnx --db cnn.db --task-scheduler fair
+must_fail "--in-model must be at least 0, got -1" tune cnn.onnx --db cnn.db --in-model -1
 must_fail "--dim sizes a model's dynamic dimensions" tune matmul:M=4,N=4,K=4 --db cnn.db --dim batch=2
 must_fail "--shape gives a model's input a shape; give a .onnx model" tune matmul:M=4,N=4,K=4 --db cnn.db --shape x=2x4
 must_fail "--layout chooses the layout of a model's convs" tune matmul:M=4,N=4,K=4 --db cnn.db --layout nchw
