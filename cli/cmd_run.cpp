@@ -21,6 +21,7 @@
 #include "compiler/codegen/build.h"
 #include "compiler/graph/executor.h"
 #include "compiler/graph/onnx_import.h"
+#include "compiler/ir/duration.h"
 #include "compiler/ir/text.h"
 #include "compiler/ops/op_data.h"
 #include "compiler/runtime/c_runtime_api.h"
@@ -54,12 +55,6 @@ Measured measure(const ops::Workload& workload, const ops::OpInstance& op, const
 
 void print_line(const char* label, const std::string& text) {
   std::printf("%-10s %s\n", label, text.c_str());
-}
-
-std::string format_ms(double s) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
-  return buf;
 }
 
 std::string format_gflops(double flops, double seconds) {

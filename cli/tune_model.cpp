@@ -73,10 +73,7 @@ std::string ways_of(const graph::LayoutTasks& model, size_t task) {
 }
 
 std::string latency_text(const std::optional<double>& seconds) {
-  if (!seconds) return "?";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f ms", *seconds * 1e3);
-  return text;
+  return seconds ? format_ms(*seconds) : "?";
 }
 
 // The estimated latency of the one way, or of each: "NCHW16c 3.812 ms, NCHW8c ?".
@@ -111,8 +108,8 @@ void choose_in_model(const graph::Graph& g, const Target& target, const std::str
   std::printf("in model   %s kept (%d of %zu tasks take another schedule than the log's best): the model ran %s "
               "with them, %s with the log's best, %s with the defaults (medians of interleaved rounds); builds "
               "with this log apply them\n",
-              r.kept.c_str(), other, r.tasks.size(), latency_text(r.chosen_latency_s).c_str(),
-              latency_text(r.log_best_latency_s).c_str(), latency_text(r.default_latency_s).c_str());
+              r.kept.c_str(), other, r.tasks.size(), format_ms(r.chosen_latency_s).c_str(),
+              format_ms(r.log_best_latency_s).c_str(), format_ms(r.default_latency_s).c_str());
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // ApplyHistoryBest: the schedule source a build consults after tuning. For each workload
-// it applies the schedule chosen for it inside a model (model_choice_for), else the fastest valid record of the log for the target, measured on this
-// machine (best_records), that still applies (a record that no longer replays gives way
-// to the next of the five best, with a warning); when the log has none, the template's
+// it applies the schedule chosen for it inside a model (model_choice_for), else the
+// fastest valid record of the log for the target, measured on this machine
+// (best_records), that still applies (a record that no longer replays gives way to the
+// next of the five best, with a warning); when the log has none, the template's
 // default config (with a warning when another machine's records exist), or the hand-written
 // default schedule for ops without a template. It says once per workload, on the info
 // stream, which of these it used -- one line per workload, never one per call. A conv the

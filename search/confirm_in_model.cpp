@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "compiler/graph/executor.h"
+#include "compiler/ir/duration.h"
 #include "compiler/ir/error.h"
 #include "compiler/ir/text.h"
 #include "schedule_space/template.h"
@@ -153,12 +154,6 @@ double paired_ratio(const std::vector<double>& a, const std::vector<double>& b) 
   return ratios.empty() ? 1.0 : median(ratios);
 }
 
-std::string ms(double s) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f ms", s * 1e3);
-  return text;
-}
-
 }  // namespace
 
 InModelResult confirm_in_model(const graph::Graph& graph, const Target& target, graph::LayoutChoice layout,
@@ -192,7 +187,7 @@ InModelResult confirm_in_model(const graph::Graph& graph, const Target& target, 
   auto start = std::chrono::steady_clock::now();
   builds.front()->executor->run(inputs);
   double once_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  int runs = std::clamp(static_cast<int>(options.round_s / std::max(once_s, 1e-6)), 3, 100);
+  int runs = std::clamp(static_cast<int>(options.round_s / std::max(once_s, 1e-6)), 3, 20);
   if (progress) {
     *progress << "in model   " << builds.size() << " builds (the log's " << options.candidates
               << " best per task, the defaults), " << options.rounds << " rounds of " << runs << " runs each\n";
@@ -203,7 +198,7 @@ InModelResult confirm_in_model(const graph::Graph& graph, const Target& target, 
   run_rounds(timed, inputs, options.rounds, runs, /*per_call=*/true);
   if (progress) {
     std::string each;
-    for (const auto& b : builds) each += str(each.empty() ? "" : ", ", b->name, " ", ms(median(round_latencies(*b))));
+    for (const auto& b : builds) each += str(each.empty() ? "" : ", ", b->name, " ", format_ms(median(round_latencies(*b))));
     *progress << "in model   whole model per build: " << each << "\n";
   }
 
@@ -306,8 +301,8 @@ InModelResult confirm_in_model(const graph::Graph& graph, const Target& target, 
   if (progress && result.kept == "in-model choices") {
     for (const InModelTask& task : result.tasks) {
       if (task.picked == "log rank 1") continue;
-      *progress << "in model   " << task.workload << ": " << task.picked << ", " << ms(task.picked_s)
-                << " in the model against " << ms(task.log_best_s) << " for the log's best\n";
+      *progress << "in model   " << task.workload << ": " << task.picked << ", " << format_ms(task.picked_s)
+                << " in the model against " << format_ms(task.log_best_s) << " for the log's best\n";
     }
   }
   return result;

@@ -14,8 +14,8 @@
 // switch margin (this host's slow spells hit whole rounds, which the comparison within a
 // round leaves out). A last set of rounds times the whole model built with the choices
 // against the log's best and the defaults; when it runs slower than the better of the
-// two by more than the margin, that one's schedules are kept instead: a log's choices
-// do not make its model slower than the model built without them.
+// two (in the median round), that one's schedules are kept instead: a log's choices do
+// not make its model slower than the model built without them.
 #pragma once
 
 #include <optional>
@@ -35,11 +35,11 @@ namespace temper::search {
 struct InModelOptions {
   int candidates = 5;      // the log's best schedules tried per task, besides the default
   int rounds = 30;         // interleaved rounds over the builds
-  double round_s = 0.03;   // each build's runs per round, in seconds of its latency (3 runs at least)
+  double round_s = 0.03;   // each build's runs per round, in seconds of its latency (3 to 20 runs)
   // How much faster than the log's best (in the median round) another candidate must run
   // to replace it.
   double switch_margin = 0.02;
-  double margin = 0.02;    // how much slower the chosen build may run than the better of the others
+  double margin = 0;       // how much slower the chosen build may run than the better of the others
   std::string model_name;  // for the choices' `model` field and the messages
   MachineMatch match = MachineMatch::ThisMachine;
 };

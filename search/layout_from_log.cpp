@@ -5,18 +5,10 @@
 #include <vector>
 
 #include "compiler/graph/task_extraction.h"
+#include "compiler/ir/duration.h"
 #include "compiler/ir/error.h"
 
 namespace temper::search {
-namespace {
-
-std::string ms(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f ms", seconds * 1e3);
-  return text;
-}
-
-}  // namespace
 
 LayoutFromLog layout_from_log(const graph::Graph& graph, const Target& target, graph::LayoutChoice layout,
                               const tuning_db::Database& db, MachineMatch match) {
@@ -57,11 +49,11 @@ LayoutFromLog layout_from_log(const graph::Graph& graph, const Target& target, g
   std::string others;
   for (size_t w = 0; w < model.layouts.size(); ++w) {
     if (w == *fastest) continue;
-    others += str(others.empty() ? "" : ", ", estimates[w] ? ms(*estimates[w]) : str(missing[w], " tasks untuned"),
+    others += str(others.empty() ? "" : ", ", estimates[w] ? format_ms(*estimates[w]) : str(missing[w], " tasks untuned"),
                   " for ", model.layouts[w].activations());
   }
   return {model.layouts[*fastest], str(model.layouts[*fastest].activations(), ", the log's fastest: ",
-                                       ms(*estimates[*fastest]), " estimated against ", others)};
+                                       format_ms(*estimates[*fastest]), " estimated against ", others)};
 }
 
 }  // namespace temper::search

@@ -57,4 +57,10 @@ std::string format_duration(double seconds) {
   return buf;
 }
 
+std::string format_ms(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
+  return buf;
+}
+
 }  // namespace temper

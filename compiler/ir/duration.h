@@ -10,5 +10,7 @@ namespace temper {
 double parse_duration(const std::string& text, const std::string& flag);
 // "1h02m", "3m05s", "4.2s".
 std::string format_duration(double seconds);
+// "3.812 ms": a kernel's or a model's latency.
+std::string format_ms(double seconds);
 
 }  // namespace temper

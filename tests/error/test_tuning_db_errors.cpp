@@ -1,19 +1,20 @@
 // Tuning logs that cannot be used: each is refused with a message naming the file and
 // what to do, and the file is left exactly as it was.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <sstream>
 
 #include "tuning_db/json_lines.h"
 #include "tuning_db/memory_database.h"
 #include "tuning_db/sqlite_database.h"
+#include "sqlite_test_util.h"
 #include "tuning_db_test_util.h"
 
 namespace temper::tuning_db {
 namespace {
 
 using log_testing::read_bytes;
+using log_testing::sqlite_exec;
 using log_testing::user_error;
 using log_testing::write_bytes;
 
@@ -96,16 +97,6 @@ TEST_F(TuningDbErrors, NegativeSchemaIsRefusedAndKept) {
         << message;
   }
   EXPECT_EQ(read_bytes(path), before);
-}
-
-// Runs sql on a plain SQLite connection (not a Temper log).
-void sqlite_exec(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* error = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
-  sqlite3_free(error);
-  sqlite3_close(db);
 }
 
 // Another program's database whose user_version happens to be one of Temper's: refused

@@ -4,16 +4,17 @@
 // (tuning_db/model_choice.h); all kept in SQLite and carried by a merge without being
 // repeated.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include "tuning_db/memory_database.h"
 #include "tuning_db/merge.h"
 #include "tuning_db/sqlite_database.h"
+#include "sqlite_test_util.h"
 #include "tuning_db_test_util.h"
 
 namespace temper::tuning_db {
 namespace {
 
+using log_testing::sqlite_exec;
 using log_testing::TempDirTest;
 
 const TargetInfo kZen{"llvm -mcpu=native", "AMD EPYC 9R14", "fpu avx2 fma avx512f", 2, "LLVM 19.1.7", ""};
@@ -139,16 +140,6 @@ TEST_F(MachineProbeLog, ModelChoicesRoundTripThroughTheFileInCommitOrder) {
   EXPECT_EQ(db.model_choices(), written);
   EXPECT_TRUE(db.model_choices()[0].config.is_null());  // a trace-only schedule stays one
   EXPECT_EQ(db.size(), 0);  // a model choice is no record
-}
-
-// Runs sql on a plain SQLite connection (not a Temper log).
-void sqlite_exec(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* error = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
-  sqlite3_free(error);
-  sqlite3_close(db);
 }
 
 TEST_F(MachineProbeLog, ASchema4LogHasNoModelChoicesUntilOpenedForWriting) {
