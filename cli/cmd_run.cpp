@@ -432,8 +432,7 @@ int cmd_run(const std::vector<std::string>& args) {
   Measured m = measure(workload, op, sch, target, data, repeat, min_repeat_ms);
   if (m.weight_packed)
     print_line("weights", "packed once into the config's layout before timing, as a model build does");
-  print_line("compile",
-             "lower " + format_ms(m.lower_seconds) + ", codegen " + format_ms(m.codegen_seconds));
+  print_line("compile", "lower " + format_ms(m.lower_seconds) + ", codegen " + format_ms(m.codegen_seconds));
   char err[64];
   std::snprintf(err, sizeof err, "%.2g", m.check.max_abs_error);
   print_line("check", std::string("ok, max abs error ") + err + " against the reference");

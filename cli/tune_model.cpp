@@ -105,11 +105,12 @@ void choose_in_model(const graph::Graph& g, const Target& target, const std::str
   int other = 0;
   for (const search::InModelTask& task : r.tasks) other += task.picked != "log rank 1";
   db.commit_model_choices(r.choices);
-  std::printf("in model   %s kept (%d of %zu tasks take another schedule than the log's best): the model ran %s "
-              "with them, %s with the log's best, %s with the defaults (medians of interleaved rounds); builds "
-              "with this log apply them\n",
-              r.kept.c_str(), other, r.tasks.size(), format_ms(r.chosen_latency_s).c_str(),
-              format_ms(r.log_best_latency_s).c_str(), format_ms(r.default_latency_s).c_str());
+  std::printf(
+      "in model   %s kept (%d of %zu tasks take another schedule than the log's best): the model ran %s "
+      "with them, %s with the log's best, %s with the defaults (medians of interleaved rounds); builds "
+      "with this log apply them\n",
+      r.kept.c_str(), other, r.tasks.size(), format_ms(r.chosen_latency_s).c_str(),
+      format_ms(r.log_best_latency_s).c_str(), format_ms(r.default_latency_s).c_str());
 }
 
 }  // namespace
@@ -307,7 +308,8 @@ int tune_model(const std::string& model_path, const graph::ImportOptions& import
   int status = tune_tasks(model, target, db_path, choice, flags, options, builder_options, runner_options, report);
   if (flags.in_model > 0 && g_signal == 0) {
     if (target.is_gpu()) {
-      std::printf("in model   not timed: models run on the host only (%s is a GPU target)\n", target.to_string().c_str());
+      std::printf("in model   not timed: models run on the host only (%s is a GPU target)\n",
+                  target.to_string().c_str());
     } else {
       choose_in_model(g, target, db_path, flags, std::filesystem::path(model_path).filename().string());
     }

@@ -5,9 +5,9 @@
 #include <mutex>
 #include <optional>
 
+#include "compiler/ir/text.h"
 #include "compiler/ops/cpu_schedules.h"
 #include "compiler/ops/gpu_schedules.h"
-#include "compiler/ir/text.h"
 #include "schedule_space/template.h"
 #include "tuning_db/schedule_ranking.h"
 
@@ -61,7 +61,8 @@ bool same_convolution(const ops::Workload& a, const ops::Workload& b) {
     if (value(a, key, "") != value(b, key, "")) return false;
   }
   // The blocked convs have one filter per depthwise channel.
-  return value(a, "groups", "1") == value(b, "groups", "1") && value(a, "multiplier", "1") == value(b, "multiplier", "1");
+  return value(a, "groups", "1") == value(b, "groups", "1") &&
+         value(a, "multiplier", "1") == value(b, "multiplier", "1");
 }
 
 bool is_conv(const std::string& op) {
@@ -108,8 +109,8 @@ tuning_db::TargetInfo host_info(const Target& target) {
 
 }  // namespace
 
-MachineRecords best_records(const tuning_db::Database& db, const tuning_db::WorkloadKey& workload,
-                            const Target& target, int k, MachineMatch match) {
+MachineRecords best_records(const tuning_db::Database& db, const tuning_db::WorkloadKey& workload, const Target& target,
+                            int k, MachineMatch match) {
   tuning_db::TargetInfo host = host_info(target);
   std::vector<tuning_db::TuningRecord> here, elsewhere;
   for (tuning_db::TuningRecord& record : db.records_for(workload, target.to_string())) {
@@ -130,7 +131,7 @@ MachineRecords best_records(const tuning_db::Database& db, const tuning_db::Work
 }
 
 std::optional<tuning_db::ModelChoice> model_choice_for(const tuning_db::Database& db,
-                                                      const tuning_db::WorkloadKey& workload, const Target& target) {
+                                                       const tuning_db::WorkloadKey& workload, const Target& target) {
   tuning_db::TargetInfo host = host_info(target);
   std::optional<tuning_db::ModelChoice> newest;
   for (tuning_db::ModelChoice& choice : db.model_choices()) {
@@ -156,7 +157,8 @@ void ApplyHistoryBest::report(const std::string& workload, const std::string& li
 ops::SourcedSchedule ApplyHistoryBest::schedule_for(const ops::Workload& workload, const ops::OpInstance& op,
                                                     const Target& target) {
   std::string name = workload.to_string();
-  if (std::optional<tuning_db::ModelChoice> choice = model_choice_for(db_, tuning_db::WorkloadKey::from(workload), target)) {
+  if (std::optional<tuning_db::ModelChoice> choice =
+          model_choice_for(db_, tuning_db::WorkloadKey::from(workload), target)) {
     tuning_db::TuningRecord record;
     record.workload = choice->workload;
     record.target = choice->target;
@@ -168,15 +170,15 @@ ops::SourcedSchedule ApplyHistoryBest::schedule_for(const ops::Workload& workloa
       last_source_ = "log";
       last_record_ = record;
       char times[96];
-      std::snprintf(times, sizeof times, "%.3f ms there against %.3f ms for the log's best", choice->model_seconds * 1e3,
-                    choice->log_best_seconds * 1e3);
+      std::snprintf(times, sizeof times, "%.3f ms there against %.3f ms for the log's best",
+                    choice->model_seconds * 1e3, choice->log_best_seconds * 1e3);
       report(name, str("info: ", name, ": applying the schedule chosen in model ", choice->model, " (", choice->picked,
                        ", ", times, ")"));
       bool templated = !record.config.is_null() && schedule_space::find_template(workload.op, target);
       return {std::move(s), templated ? record.config : nlohmann::json()};
     } catch (const UserError& e) {
-      report(name, str("warning: ", name, ": the schedule chosen in model ", choice->model,
-                       " no longer applies (", e.what(), "); taking the log's best instead"));
+      report(name, str("warning: ", name, ": the schedule chosen in model ", choice->model, " no longer applies (",
+                       e.what(), "); taking the log's best instead"));
       reported_.erase(name);  // the line that says what was applied instead follows
     }
   }
@@ -205,15 +207,15 @@ ops::SourcedSchedule ApplyHistoryBest::schedule_for(const ops::Workload& workloa
       if (rank == 0) {
         report(name, str("info: ", name, ": applying the best of the log (", mean, " when measured", where, ")"));
       } else {
-        report(name, str("warning: ", name, ": the log's ", rank == 1 ? "best record no longer applies" :
-                                                                          str(rank, " best records no longer apply"),
-                         " (", join(failed, "; "), "); applying its next best, rank ", rank + 1, " (", mean,
-                         " when measured", where, ")"));
+        report(name, str("warning: ", name, ": the log's ",
+                         rank == 1 ? "best record no longer applies" : str(rank, " best records no longer apply"), " (",
+                         join(failed, "; "), "); applying its next best, rank ", rank + 1, " (", mean, " when measured",
+                         where, ")"));
       }
       return {std::move(*s), templated ? record.config : nlohmann::json()};
     }
-    why_not = str(best.size() == 1 ? "its only valid record no longer applies" :
-                                     str("none of its ", best.size(), " best records applies"),
+    why_not = str(best.size() == 1 ? "its only valid record no longer applies"
+                                   : str("none of its ", best.size(), " best records applies"),
                   " (", join(failed, "; "), ")");
   } else if (found.elsewhere) {
     why_not = str("the log's records of it were measured on another machine (", describe_machine(*found.elsewhere),

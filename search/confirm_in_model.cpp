@@ -18,7 +18,7 @@ namespace {
 
 // A schedule a build may give a workload: one of the log's records, or the template default.
 struct Candidate {
-  std::string label;                    // "log rank 2", "template default"
+  std::string label;                              // "log rank 2", "template default"
   std::optional<tuning_db::TuningRecord> record;  // none for the default
 };
 
@@ -170,7 +170,8 @@ InModelResult confirm_in_model(const graph::Graph& graph, const Target& target, 
   };
   // The log's k-th best for every task, then the defaults.
   std::vector<std::unique_ptr<Build>> builds;
-  for (int rank = 0; rank < options.candidates; ++rank) builds.push_back(make_build(str("rank ", rank + 1), rank, nullptr));
+  for (int rank = 0; rank < options.candidates; ++rank)
+    builds.push_back(make_build(str("rank ", rank + 1), rank, nullptr));
   builds.push_back(make_build("defaults", -1, nullptr));
   const RankSource& log_best = *builds.front()->source;
   bool any_logged = false;
@@ -198,13 +199,15 @@ InModelResult confirm_in_model(const graph::Graph& graph, const Target& target, 
   run_rounds(timed, inputs, options.rounds, runs, /*per_call=*/true);
   if (progress) {
     std::string each;
-    for (const auto& b : builds) each += str(each.empty() ? "" : ", ", b->name, " ", format_ms(median(round_latencies(*b))));
+    for (const auto& b : builds)
+      each += str(each.empty() ? "" : ", ", b->name, " ", format_ms(median(round_latencies(*b))));
     *progress << "in model   whole model per build: " << each << "\n";
   }
 
   // Per workload, each distinct candidate's time per round: a candidate that several
   // builds ran (a task with fewer records than builds) takes the median of theirs.
-  std::map<std::string, std::map<std::string, std::vector<std::vector<double>>>> samples;  // workload -> label -> round -> times
+  std::map<std::string, std::map<std::string, std::vector<std::vector<double>>>>
+      samples;  // workload -> label -> round -> times
   std::map<std::string, std::map<std::string, Candidate>> candidates;
   for (const auto& b : builds) {
     std::vector<std::map<std::string, double>> rounds = workload_times(*b);

@@ -33,9 +33,9 @@
 namespace temper::search {
 
 struct InModelOptions {
-  int candidates = 5;      // the log's best schedules tried per task, besides the default
-  int rounds = 30;         // interleaved rounds over the builds
-  double round_s = 0.03;   // each build's runs per round, in seconds of its latency (3 to 20 runs)
+  int candidates = 5;     // the log's best schedules tried per task, besides the default
+  int rounds = 30;        // interleaved rounds over the builds
+  double round_s = 0.03;  // each build's runs per round, in seconds of its latency (3 to 20 runs)
   // How much faster than the log's best (in the median round) another candidate must run
   // to replace it.
   double switch_margin = 0.02;
@@ -47,10 +47,10 @@ struct InModelOptions {
 // One task of the model, as the rounds found it.
 struct InModelTask {
   std::string workload;
-  std::string picked;                 // "log rank 1" (the log's best), "log rank 2", "template default"
-  double picked_s = 0;                // its kernels' median time per run of the model
-  double log_best_s = 0;              // the log's best's
-  std::optional<double> default_s;    // the default's (none when the build failed to apply it)
+  std::string picked;               // "log rank 1" (the log's best), "log rank 2", "template default"
+  double picked_s = 0;              // its kernels' median time per run of the model
+  double log_best_s = 0;            // the log's best's
+  std::optional<double> default_s;  // the default's (none when the build failed to apply it)
 };
 
 struct InModelResult {

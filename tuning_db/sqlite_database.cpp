@@ -40,8 +40,8 @@ const std::string kValidRecord = "(r.error_kind = 'None' AND r.mean > 0)";
   }
   if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN || code == SQLITE_IOERR || code == SQLITE_FULL) {
     throw UserError(str("tuning log ", path, ": ", what, " failed (SQLite: ", sqlite_message,
-                        "): check that the log and its folder are writable (WAL mode writes ", path, "-wal and ",
-                        path, "-shm beside it) and that the disk has room, or pass another --db path"));
+                        "): check that the log and its folder are writable (WAL mode writes ", path, "-wal and ", path,
+                        "-shm beside it) and that the disk has room, or pass another --db path"));
   }
   throw UserError(str("tuning log ", path, ": ", what, " failed (SQLite: ", sqlite_message, ")"));
 }
@@ -88,6 +88,21 @@ class Statement {
 
 void exec(sqlite3* db, const std::string& path, const std::string& sql, const std::string& what) {
   if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) fail(db, path, what);
+}
+
+// Runs body inside one write transaction: BEGIN IMMEDIATE takes the write lock up front,
+// so a busy log is waited for there rather than failing half-way; ROLLBACK when body
+// throws, so that nothing of it lands.
+template <typename Body>
+void write_transaction(sqlite3* db, const std::string& path, const char* locking, const char* committing, Body body) {
+  exec(db, path, "BEGIN IMMEDIATE", locking);
+  try {
+    body();
+    exec(db, path, "COMMIT", committing);
+  } catch (...) {
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
 }
 
 int64_t query_int(sqlite3* db, const std::string& path, const std::string& sql, const std::string& what) {
@@ -325,9 +340,8 @@ void check_schema(sqlite3* db, const std::string& path, int version) {
     }
     for (const auto& [column, since] : table.columns) {
       if (since <= version && !present.count(column)) {
-        refuse_foreign_database(path,
-                                str("schema version ", version, " but table '", table.table, "' has no column '",
-                                    column, "'"));
+        refuse_foreign_database(
+            path, str("schema version ", version, " but table '", table.table, "' has no column '", column, "'"));
       }
     }
   }
@@ -399,13 +413,17 @@ void check_openable(const std::string& path, OpenMode mode) {
   }
   std::filesystem::path folder = std::filesystem::absolute(path, error).parent_path();
   if (std::filesystem::exists(path, error) && access(path.c_str(), R_OK | W_OK) != 0) {
-    throw UserError(str("tuning log ", path, " is not writable by this user, and tuning writes to it: make it "
+    throw UserError(str("tuning log ", path,
+                        " is not writable by this user, and tuning writes to it: make it "
                         "writable (chmod u+w), or pass another --db path; `temper run` and `temper build` "
                         "only read it"));
   }
   if (std::filesystem::is_directory(folder, error) && access(folder.c_str(), W_OK | X_OK) != 0) {
-    throw UserError(str("the folder of tuning log ", path, " (", folder.string(), ") is not writable by this user, "
-                        "and the log writes its write-ahead files (", path, "-wal, ", path, "-shm) there: make it "
+    throw UserError(str("the folder of tuning log ", path, " (", folder.string(),
+                        ") is not writable by this user, "
+                        "and the log writes its write-ahead files (",
+                        path, "-wal, ", path,
+                        "-shm) there: make it "
                         "writable, or pass a --db path in another folder"));
   }
 }
@@ -527,14 +545,8 @@ SQLiteDatabase::~SQLiteDatabase() {
 }
 
 void SQLiteDatabase::commit_workload(const WorkloadKey& workload) {
-  exec(db_, path_, "BEGIN IMMEDIATE", "locking the log to commit");
-  try {
-    workload_id(db_, path_, workload);
-    exec(db_, path_, "COMMIT", "committing a workload");
-  } catch (...) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
+  write_transaction(db_, path_, "locking the log to commit", "committing a workload",
+                    [&] { workload_id(db_, path_, workload); });
 }
 
 void SQLiteDatabase::commit_record(const TuningRecord& record) {
@@ -542,10 +554,7 @@ void SQLiteDatabase::commit_record(const TuningRecord& record) {
 }
 
 void SQLiteDatabase::commit_records(const std::vector<TuningRecord>& records) {
-  // IMMEDIATE takes the write lock up front, so a busy log is waited for here rather
-  // than failing half-way through the batch.
-  exec(db_, path_, "BEGIN IMMEDIATE", "locking the log to commit");
-  try {
+  write_transaction(db_, path_, "locking the log to commit", "committing records", [&] {
     Statement insert(db_, path_,
                      "INSERT INTO records (workload_id, target_id, trace, config, costs, mean, error_kind, "
                      "error_message, timestamp, temper_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -571,11 +580,7 @@ void SQLiteDatabase::commit_records(const std::vector<TuningRecord>& records) {
       insert.bind(10, record.temper_version);
       insert.step("adding a record");
     }
-    exec(db_, path_, "COMMIT", "committing records");
-  } catch (...) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
+  });
 }
 
 std::vector<TuningRecord> SQLiteDatabase::query_records(const std::string& where_and_order,
@@ -646,8 +651,7 @@ int64_t SQLiteDatabase::size() const {
 }
 
 void SQLiteDatabase::commit_probe(const MachineProbe& probe) {
-  exec(db_, path_, "BEGIN IMMEDIATE", "locking the log to commit");
-  try {
+  write_transaction(db_, path_, "locking the log to commit", "committing a machine probe", [&] {
     Statement insert(db_, path_,
                      "INSERT INTO machine_probes (target_id, threads, fp32_gflops, int8_gops, bandwidth_gbs, "
                      "timestamp, temper_version) VALUES (?, ?, ?, ?, ?, ?, ?)");
@@ -659,11 +663,7 @@ void SQLiteDatabase::commit_probe(const MachineProbe& probe) {
     insert.bind(6, probe.timestamp);
     insert.bind(7, probe.temper_version);
     insert.step("adding a machine probe");
-    exec(db_, path_, "COMMIT", "committing a machine probe");
-  } catch (...) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
+  });
 }
 
 std::vector<MachineProbe> SQLiteDatabase::probes() const {
@@ -689,8 +689,7 @@ std::vector<MachineProbe> SQLiteDatabase::probes() const {
 }
 
 void SQLiteDatabase::commit_sweep_results(const std::vector<SweepResult>& results) {
-  exec(db_, path_, "BEGIN IMMEDIATE", "locking the log to commit");
-  try {
+  write_transaction(db_, path_, "locking the log to commit", "committing sweep results", [&] {
     Statement insert(db_, path_,
                      "INSERT INTO sweep_results (target_id, sweep, entry, entry_kind, contender, status, why, "
                      "description, seconds, round_seconds, flops, threads, details, timestamp, temper_version) "
@@ -714,21 +713,18 @@ void SQLiteDatabase::commit_sweep_results(const std::vector<SweepResult>& result
       insert.bind(15, r.temper_version);
       insert.step("adding a sweep result");
     }
-    exec(db_, path_, "COMMIT", "committing sweep results");
-  } catch (...) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
+  });
 }
 
 std::vector<SweepResult> SQLiteDatabase::sweep_results() const {
   std::vector<SweepResult> results;
   if (schema_version_ < kSweepSchema) return results;
-  Statement select(db_, path_,
-                   "SELECT t.target, t.cpu_model, t.cpu_features, t.cores, t.compiler, t.device, s.sweep, s.entry, "
-                   "s.entry_kind, s.contender, s.status, s.why, s.description, s.seconds, s.round_seconds, s.flops, "
-                   "s.threads, s.details, s.timestamp, s.temper_version FROM sweep_results s JOIN targets t ON s.target_id = t.id "
-                   "ORDER BY s.id");
+  Statement select(
+      db_, path_,
+      "SELECT t.target, t.cpu_model, t.cpu_features, t.cores, t.compiler, t.device, s.sweep, s.entry, "
+      "s.entry_kind, s.contender, s.status, s.why, s.description, s.seconds, s.round_seconds, s.flops, "
+      "s.threads, s.details, s.timestamp, s.temper_version FROM sweep_results s JOIN targets t ON s.target_id = t.id "
+      "ORDER BY s.id");
   while (select.step("reading sweep results")) {
     SweepResult r;
     r.machine = {select.text(0), select.text(1), select.text(2), static_cast<int>(select.integer(3)),
@@ -758,8 +754,7 @@ std::vector<SweepResult> SQLiteDatabase::sweep_results() const {
 }
 
 void SQLiteDatabase::commit_model_choices(const std::vector<ModelChoice>& choices) {
-  exec(db_, path_, "BEGIN IMMEDIATE", "locking the log to commit");
-  try {
+  write_transaction(db_, path_, "locking the log to commit", "committing model choices", [&] {
     Statement insert(db_, path_,
                      "INSERT INTO model_choices (workload_id, target_id, model, trace, config, picked, model_seconds, "
                      "log_best_seconds, timestamp, temper_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -781,11 +776,7 @@ void SQLiteDatabase::commit_model_choices(const std::vector<ModelChoice>& choice
       insert.bind(10, c.temper_version);
       insert.step("adding a model choice");
     }
-    exec(db_, path_, "COMMIT", "committing model choices");
-  } catch (...) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
+  });
 }
 
 std::vector<ModelChoice> SQLiteDatabase::model_choices() const {
@@ -887,8 +878,7 @@ LogStats SQLiteDatabase::stats() const {
 PruneResult SQLiteDatabase::prune(int keep, bool drop_failed) {
   if (keep < 0) throw UserError(str("prune: the number of records to keep must be at least 0, not ", keep));
   PruneResult result;
-  exec(db_, path_, "BEGIN IMMEDIATE", "locking the log to prune it");
-  try {
+  write_transaction(db_, path_, "locking the log to prune it", "committing the removal", [&] {
     // Deleting from a log that cannot be read would lose more than asked: check the
     // file, then read (and parse) every record before the first DELETE.
     Statement check(db_, path_, "PRAGMA quick_check");
@@ -965,11 +955,7 @@ PruneResult SQLiteDatabase::prune(int keep, bool drop_failed) {
     }
     result.removed = static_cast<int64_t>(doomed.size());
     result.kept = query_int(db_, path_, "SELECT count(*) FROM records", "counting records");
-    exec(db_, path_, "COMMIT", "committing the removal");
-  } catch (...) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
+  });
   if (result.removed == 0) return result;
   // VACUUM rewrites the file without the freed pages; in WAL mode the rewrite lands in
   // the write-ahead log, and the TRUNCATE checkpoint moves it into the file.
@@ -993,8 +979,9 @@ std::string unreadable_records_warning(const SQLiteDatabase& db) {
     named.push_back(str("record ", id, ": ", why));
   }
   size_t more = unreadable.size() - named.size();
-  return str("warning: tuning log ", db.path(), ": ", unreadable.size() == 1 ? "1 record" : str(unreadable.size(), " records"),
-             " cannot be read and ", unreadable.size() == 1 ? "was" : "were", " skipped (", join(named, "; "),
+  return str("warning: tuning log ", db.path(), ": ",
+             unreadable.size() == 1 ? "1 record" : str(unreadable.size(), " records"), " cannot be read and ",
+             unreadable.size() == 1 ? "was" : "were", " skipped (", join(named, "; "),
              more > 0 ? str("; and ", more, " more") : std::string(),
              "); they stay in the log; `temper db export` writes all the others, to import into a new log");
 }

@@ -105,8 +105,7 @@ TEST_F(ConfirmInModelTest, EachTaskTakesTheCandidateThatRanFastestInTheModel) {
     // The choice holds the schedule of the candidate it names.
     std::vector<tuning_db::TuningRecord> ranked = log.top_k(choice.workload, target.to_string(), 2);
     ASSERT_EQ(ranked.size(), 2u);
-    std::unique_ptr<schedule_space::Task> t =
-        schedule_space::Task::create(ops::Workload::parse(task.workload), target);
+    std::unique_ptr<schedule_space::Task> t = schedule_space::Task::create(ops::Workload::parse(task.workload), target);
     if (task.picked == "log rank 1") {
       EXPECT_EQ(choice.config, ranked[0].config);
       EXPECT_EQ(choice.trace, ranked[0].trace);
@@ -134,8 +133,7 @@ TEST_F(ConfirmInModelTest, ABuildAppliesTheChoicesUntilTheLogHasANewerRecord) {
   std::ostringstream info;
   ApplyHistoryBest best(log, &info);
   graph::GraphExecutor chosen(g, target, graph::ExecutorOptions{.schedules = &best, .layout = layout});
-  EXPECT_NE(info.str().find("applying the schedule chosen in model two_convs.onnx"), std::string::npos)
-      << info.str();
+  EXPECT_NE(info.str().find("applying the schedule chosen in model two_convs.onnx"), std::string::npos) << info.str();
   graph::GraphExecutor defaults(g, target, graph::ExecutorOptions{.layout = layout});
   std::map<std::string, NDArray> in = {{"x", NDArray::random({1, 16, 14, 14}, f32, 3)}};
   NDArray a = chosen.run(in).at(0), b = defaults.run(in).at(0);
