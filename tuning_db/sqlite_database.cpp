@@ -105,6 +105,13 @@ void write_transaction(sqlite3* db, const std::string& path, const char* locking
   }
 }
 
+// The six columns of a target's fingerprint (target, cpu_model, cpu_features, cores,
+// compiler, device), in that order from column `first` of the row.
+TargetInfo target_columns(const Statement& row, int first) {
+  return {row.text(first),     row.text(first + 1), row.text(first + 2), static_cast<int>(row.integer(first + 3)),
+          row.text(first + 4), row.text(first + 5)};
+}
+
 int64_t query_int(sqlite3* db, const std::string& path, const std::string& sql, const std::string& what) {
   Statement statement(db, path, sql);
   TEMPER_CHECK(statement.step(what.c_str()), "query returned no row: ", sql);
@@ -675,8 +682,7 @@ std::vector<MachineProbe> SQLiteDatabase::probes() const {
                    "FROM machine_probes p JOIN targets t ON p.target_id = t.id ORDER BY p.id");
   while (select.step("reading machine probes")) {
     MachineProbe p;
-    p.machine = {select.text(0), select.text(1), select.text(2), static_cast<int>(select.integer(3)),
-                 select.text(4), select.text(5)};
+    p.machine = target_columns(select, 0);
     p.threads = static_cast<int>(select.integer(6));
     p.fp32_gflops = select.real(7);
     p.int8_gops = select.real(8);
@@ -727,8 +733,7 @@ std::vector<SweepResult> SQLiteDatabase::sweep_results() const {
       "ORDER BY s.id");
   while (select.step("reading sweep results")) {
     SweepResult r;
-    r.machine = {select.text(0), select.text(1), select.text(2), static_cast<int>(select.integer(3)),
-                 select.text(4), select.text(5)};
+    r.machine = target_columns(select, 0);
     r.sweep = select.text(6);
     r.entry = select.text(7);
     r.entry_kind = select.text(8);
@@ -798,8 +803,7 @@ std::vector<ModelChoice> SQLiteDatabase::model_choices() const {
       continue;
     }
     c.workload = {select.text(0), select.text(1)};
-    c.target = {select.text(2), select.text(3), select.text(4), static_cast<int>(select.integer(5)),
-                select.text(6), select.text(7)};
+    c.target = target_columns(select, 2);
     c.model = select.text(8);
     c.picked = select.text(11);
     c.model_seconds = select.real(12);
@@ -845,8 +849,7 @@ LogStats SQLiteDatabase::stats() const {
                           ", count(r.id) FROM targets t LEFT JOIN records r ON r.target_id = t.id GROUP BY t.id "
                           "ORDER BY t.id");
     while (targets.step("counting records by target")) {
-      TargetInfo info{targets.text(0), targets.text(1), targets.text(2), static_cast<int>(targets.integer(3)),
-                      targets.text(4), targets.text(5)};
+      TargetInfo info = target_columns(targets, 0);
       stats.targets.push_back({info, targets.integer(6)});
     }
     Statement groups(db_, path_,
