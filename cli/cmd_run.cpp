@@ -144,8 +144,8 @@ void print_profile(const graph::ExecutionPlan& plan, std::vector<std::vector<dou
   std::unique_ptr<tuning_db::SQLiteDatabase> log;
   if (!db.empty()) log = std::make_unique<tuning_db::SQLiteDatabase>(db, tuning_db::OpenMode::ReadOnly);
   // The log's time for the schedule the build applied: its best record's, or with a
-  // schedule chosen in a model (search/confirm_in_model.h), that record's; none for a
-  // template default chosen there.
+  // schedule chosen in a model (search/confirm_in_model.h), that record's (a template
+  // default chosen there has one where the tuner measured it among the log's 5 best).
   auto logged_s = [&](const graph::KernelCall& call, std::string& chosen) -> std::optional<double> {
     if (!log || call.workload.empty()) return std::nullopt;
     Target target = Target::parse(plan.target);

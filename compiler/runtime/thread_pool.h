@@ -6,7 +6,8 @@
 // caller does its share -- where a fork-join barrier would wait a time slice or more for
 // it (4 to 15 ms per parallel loop measured with libgomp at load 6 on 2 cores).
 //
-// Workers spin briefly for the next loop, then sleep. A parallel loop started from inside
+// Workers spin for the next loop, and the caller for a range a worker still runs, for
+// 10 ms by default (TEMPER_SPIN_US), then sleep. A parallel loop started from inside
 // another one (from a worker, or from the caller while it runs a range) runs serially on
 // that thread.
 #pragma once

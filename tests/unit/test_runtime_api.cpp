@@ -55,6 +55,21 @@ TEST(RuntimeApi, ParallelForRunsEveryIterationOnceOnSeveralThreads) {
   temper_set_num_threads(0);
 }
 
+TEST(RuntimeApi, ParallelForWakesWorkersThatStoppedSpinningAndSlept) {
+  // The workers spin 10 ms for the next loop, then sleep: a loop 30 ms after the last one
+  // must wake them, and each loop still runs every iteration once on both threads.
+  temper_set_num_threads(2);
+  for (int round = 0; round < 3; ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    Counts counts(100);
+    counts.wait_for_second_half = true;
+    EXPECT_EQ(temper_parallel_for(100, count_iteration, &counts), 0);
+    for (int64_t i = 0; i < 100; ++i) ASSERT_EQ(counts.hits[i], 1) << i;
+    EXPECT_EQ(counts.threads.size(), 2u) << "round " << round;
+  }
+  temper_set_num_threads(0);
+}
+
 TEST(RuntimeApi, ParallelForOfNothingRunsNothing) {
   Counts counts(1);
   EXPECT_EQ(temper_parallel_for(0, count_iteration, &counts), 0);
