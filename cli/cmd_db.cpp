@@ -351,6 +351,13 @@ int db_stats(const std::vector<std::string>& args) {
   return 0;
 }
 
+// "12 records and 3 model choices", or "12 records" where there is no choice.
+std::string describe(const tuning_db::JsonLinesCount& count) {
+  std::string text = plural(count.records, "record");
+  if (count.model_choices > 0) text += " and " + plural(count.model_choices, "model choice");
+  return text;
+}
+
 int db_export(const std::vector<std::string>& args) {
   const std::string usage = "usage: temper db export --db FILE [-o OUT.jsonl]";
   std::string db_path;
@@ -365,11 +372,11 @@ int db_export(const std::vector<std::string>& args) {
 
   SQLiteDatabase db(db_path, OpenMode::ReadOnly);
   if (output.empty() || output == "-") {
-    int64_t count = tuning_db::export_json_lines(db, std::cout);
-    std::cerr << "exported " << plural(count, "record") << " from " << db_path << "\n";
+    tuning_db::JsonLinesCount count = tuning_db::export_json_lines(db, std::cout);
+    std::cerr << "exported " << describe(count) << " from " << db_path << "\n";
   } else {
-    int64_t count = tuning_db::export_json_lines(db, output);
-    std::cout << "exported " << plural(count, "record") << " from " << db_path << " to " << output << "\n";
+    tuning_db::JsonLinesCount count = tuning_db::export_json_lines(db, output);
+    std::cout << "exported " << describe(count) << " from " << db_path << " to " << output << "\n";
   }
   warn_unreadable(db);
   return 0;
@@ -403,6 +410,12 @@ void print_merge_result(const tuning_db::MergeResult& result, const std::string&
   if (result.refused.size() > kNamed) std::cerr << "  and " << result.refused.size() - kNamed << " more\n";
 }
 
+// Adds the model choices `into` does not hold already, and says how many where there were any.
+void print_added_choices(tuning_db::Database& into, const std::vector<tuning_db::ModelChoice>& choices) {
+  int64_t added = tuning_db::add_new_model_choices(into, choices);
+  if (!choices.empty()) std::cout << "added " << plural(added, "model choice") << "\n";
+}
+
 int db_import(const std::vector<std::string>& args) {
   std::optional<DbArgs> parsed = parse_db_args(
       args, "usage: temper db import --db FILE IN.jsonl [IN2.jsonl ...]",
@@ -416,11 +429,12 @@ int db_import(const std::vector<std::string>& args) {
   // Every file is read before the log is opened, so a bad line leaves it as it was.
   tuning_db::MemoryDatabase staged;
   for (const std::string& input : inputs) {
-    int64_t count = tuning_db::import_json_lines(staged, input);
-    std::cout << "read " << plural(count, "record") << " from " << input << "\n";
+    tuning_db::JsonLinesCount count = tuning_db::import_json_lines(staged, input);
+    std::cout << "read " << describe(count) << " from " << input << "\n";
   }
   SQLiteDatabase db(db_path, OpenMode::Create);
   print_merge_result(tuning_db::add_new_records(db, staged.all_records(), import_check()), db_path);
+  print_added_choices(db, staged.model_choices());
   return 0;
 }
 
@@ -459,8 +473,7 @@ int db_merge(const std::vector<std::string>& args) {
   if (!probes.empty()) std::cout << "added " << plural(added_probes, "machine probe") << "\n";
   int64_t added_sweeps = tuning_db::add_new_sweep_results(db, sweeps);
   if (!sweeps.empty()) std::cout << "added " << plural(added_sweeps, "sweep result") << "\n";
-  int64_t added_choices = tuning_db::add_new_model_choices(db, choices);
-  if (!choices.empty()) std::cout << "added " << plural(added_choices, "model choice") << "\n";
+  print_added_choices(db, choices);
   return 0;
 }
 

@@ -34,4 +34,9 @@ struct ModelChoice {
   bool operator==(const ModelChoice&) const = default;
 };
 
+// One choice as a JSON object, and back (record.cpp, beside a record's conversion);
+// from_json throws UserError naming the missing or mistyped field.
+nlohmann::json model_choice_to_json(const ModelChoice& choice);
+ModelChoice model_choice_from_json(const nlohmann::json& json);
+
 }  // namespace temper::tuning_db

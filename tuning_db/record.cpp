@@ -17,6 +17,7 @@
 #include "compiler/codegen/gpu/nvrtc.h"
 #include "compiler/ir/error.h"
 #include "compiler/ir/text.h"
+#include "tuning_db/model_choice.h"
 #include "compiler/ops/workload.h"
 #include "compiler/runtime/gpu/gpu_device.h"
 
@@ -174,16 +175,21 @@ int64_t now_timestamp() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+namespace {
+
+nlohmann::json workload_to_json(const WorkloadKey& w) { return {{"op", w.op}, {"workload", w.workload}}; }
+
+nlohmann::json target_to_json(const TargetInfo& t) {
+  return {{"target", t.target},   {"cpu_model", t.cpu_model}, {"cpu_features", t.cpu_features},
+          {"cores", t.cores},     {"compiler", t.compiler},   {"device", t.device}};
+}
+
+}  // namespace
+
 nlohmann::json record_to_json(const TuningRecord& r) {
   return {
-      {"workload", {{"op", r.workload.op}, {"workload", r.workload.workload}}},
-      {"target",
-       {{"target", r.target.target},
-        {"cpu_model", r.target.cpu_model},
-        {"cpu_features", r.target.cpu_features},
-        {"cores", r.target.cores},
-        {"compiler", r.target.compiler},
-        {"device", r.target.device}}},
+      {"workload", workload_to_json(r.workload)},
+      {"target", target_to_json(r.target)},
       {"trace", r.trace},
       {"config", r.config},
       {"costs", r.costs},
@@ -195,12 +201,27 @@ nlohmann::json record_to_json(const TuningRecord& r) {
   };
 }
 
+nlohmann::json model_choice_to_json(const ModelChoice& c) {
+  return {
+      {"workload", workload_to_json(c.workload)},
+      {"target", target_to_json(c.target)},
+      {"model", c.model},
+      {"trace", c.trace},
+      {"config", c.config},
+      {"picked", c.picked},
+      {"model_seconds", c.model_seconds},
+      {"log_best_seconds", c.log_best_seconds},
+      {"timestamp", c.timestamp},
+      {"temper_version", c.temper_version},
+  };
+}
+
 namespace {
 
 // json[key] converted to T, or a UserError naming the field and the type it needs.
 template <typename T>
-T field(const nlohmann::json& json, const char* key, const char* type) {
-  if (!json.is_object() || !json.contains(key)) throw UserError(str("tuning record has no field '", key, "'"));
+T field(const nlohmann::json& json, const char* key, const char* type, const char* what = "tuning record") {
+  if (!json.is_object() || !json.contains(key)) throw UserError(str(what, " has no field '", key, "'"));
   // nlohmann converts any number to an integer type, a float out of its range included
   // (undefined behaviour): an integer field takes an integer that fits it, nothing else.
   if constexpr (std::is_integral_v<T>) {
@@ -209,13 +230,30 @@ T field(const nlohmann::json& json, const char* key, const char* type) {
                 (value.is_number_unsigned() ? value.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
                                             : value.get<int64_t>() >= std::numeric_limits<T>::min() &&
                                                   value.get<int64_t>() <= std::numeric_limits<T>::max());
-    if (!fits) throw UserError(str("tuning record field '", key, "' must be ", type, ", not ", value.dump()));
+    if (!fits) throw UserError(str(what, " field '", key, "' must be ", type, ", not ", value.dump()));
   }
   try {
     return json.at(key).get<T>();
   } catch (const nlohmann::json::exception&) {
-    throw UserError(str("tuning record field '", key, "' must be ", type, ", not ", json.at(key).dump()));
+    throw UserError(str(what, " field '", key, "' must be ", type, ", not ", json.at(key).dump()));
   }
+}
+
+WorkloadKey workload_from_json(const nlohmann::json& json, const char* what) {
+  nlohmann::json workload = field<nlohmann::json>(json, "workload", "an object", what);
+  return {field<std::string>(workload, "op", "a string", what), field<std::string>(workload, "workload", "a string", what)};
+}
+
+TargetInfo target_from_json(const nlohmann::json& json, const char* what) {
+  nlohmann::json target = field<nlohmann::json>(json, "target", "an object", what);
+  TargetInfo t;
+  t.target = field<std::string>(target, "target", "a string", what);
+  t.cpu_model = field<std::string>(target, "cpu_model", "a string", what);
+  t.cpu_features = field<std::string>(target, "cpu_features", "a string", what);
+  t.cores = field<int>(target, "cores", "an integer", what);
+  t.compiler = field<std::string>(target, "compiler", "a string", what);
+  if (target.contains("device")) t.device = field<std::string>(target, "device", "a string", what);
+  return t;
 }
 
 }  // namespace
@@ -223,16 +261,8 @@ T field(const nlohmann::json& json, const char* key, const char* type) {
 TuningRecord record_from_json(const nlohmann::json& json) {
   if (!json.is_object()) throw UserError(str("a tuning record must be a JSON object, not ", json.dump()));
   TuningRecord r;
-  nlohmann::json workload = field<nlohmann::json>(json, "workload", "an object");
-  r.workload.op = field<std::string>(workload, "op", "a string");
-  r.workload.workload = field<std::string>(workload, "workload", "a string");
-  nlohmann::json target = field<nlohmann::json>(json, "target", "an object");
-  r.target.target = field<std::string>(target, "target", "a string");
-  r.target.cpu_model = field<std::string>(target, "cpu_model", "a string");
-  r.target.cpu_features = field<std::string>(target, "cpu_features", "a string");
-  r.target.cores = field<int>(target, "cores", "an integer");
-  r.target.compiler = field<std::string>(target, "compiler", "a string");
-  if (target.contains("device")) r.target.device = field<std::string>(target, "device", "a string");
+  r.workload = workload_from_json(json, "tuning record");
+  r.target = target_from_json(json, "tuning record");
   r.trace = field<nlohmann::json>(json, "trace", "JSON");
   r.config = field<nlohmann::json>(json, "config", "JSON");
   r.costs = field<std::vector<double>>(json, "costs", "a list of numbers");
@@ -244,6 +274,23 @@ TuningRecord record_from_json(const nlohmann::json& json) {
   r.timestamp = field<int64_t>(json, "timestamp", "an integer");
   r.temper_version = field<std::string>(json, "temper_version", "a string");
   return r;
+}
+
+ModelChoice model_choice_from_json(const nlohmann::json& json) {
+  constexpr const char* what = "model choice";
+  if (!json.is_object()) throw UserError(str("a model choice must be a JSON object, not ", json.dump()));
+  ModelChoice c;
+  c.workload = workload_from_json(json, what);
+  c.target = target_from_json(json, what);
+  c.model = field<std::string>(json, "model", "a string", what);
+  c.trace = field<nlohmann::json>(json, "trace", "JSON", what);
+  c.config = field<nlohmann::json>(json, "config", "JSON", what);
+  c.picked = field<std::string>(json, "picked", "a string", what);
+  c.model_seconds = field<double>(json, "model_seconds", "a number", what);
+  c.log_best_seconds = field<double>(json, "log_best_seconds", "a number", what);
+  c.timestamp = field<int64_t>(json, "timestamp", "an integer", what);
+  c.temper_version = field<std::string>(json, "temper_version", "a string", what);
+  return c;
 }
 
 }  // namespace temper::tuning_db

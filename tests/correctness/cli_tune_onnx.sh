@@ -100,6 +100,18 @@ if (( timed > 0 )); then
   expect "^profile +[0-9.]+ ms in the $timed kernels? the log times, which it estimates at [0-9.]+ ms \(model/log [0-9.]+x\); the other [0-9]+ kernels take [0-9.]+ ms$"
 fi
 
+echo "== export and import carry the model choices; a second import adds none"
+run db export --db cnn.db -o cnn.jsonl
+expect "^exported $logged records and 3 model choices from cnn.db to cnn.jsonl$"
+run db import --db copy.db cnn.jsonl
+expect "^read $logged records and 3 model choices from cnn.jsonl$"
+expect "^added 3 model choices$"
+run db import --db copy.db cnn.jsonl
+expect "^added 0 model choices$"
+choices="select group_concat(model || '|' || picked || '|' || trace || '|' || coalesce(config, ''), ';') from (select * from model_choices order by id)"
+[[ "$(count copy.db "$choices")" == "$(count cnn.db "$choices")" ]] ||
+  fail "the imported log's model choices differ from the exported log's"
+
 echo "== a second run resumes: the 16 trials in the log spend the budget"
 run tune cnn.onnx --db cnn.db --trials 16 --tuner random --seed 1 --task-scheduler round-robin --confirm 0 "${fixed[@]}" "${fast[@]}" --in-model 0
 expect "^stopped +trial budget reached after 16 trials in "

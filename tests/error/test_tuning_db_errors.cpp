@@ -201,6 +201,12 @@ TEST_F(TuningDbErrors, MalformedJsonLineNamesTheLineAndImportsNothing) {
             }).find("r.jsonl:1: tuning record has no field 'costs'"),
             std::string::npos);
   EXPECT_EQ(db.size(), 1);
+  // A model choice missing a field: named, with its line; nothing of the file is added.
+  std::stringstream bad_choice(good + "\n" + R"({"model_choice": {"model": "m.onnx"}})" + "\n");
+  message = user_error([&] { import_json_lines(db, bad_choice, "log.jsonl"); });
+  EXPECT_NE(message.find("log.jsonl:2: model choice has no field 'workload'"), std::string::npos) << message;
+  EXPECT_EQ(db.size(), 1);
+  EXPECT_TRUE(db.model_choices().empty());
   EXPECT_NE(user_error([&] { import_json_lines(db, file("absent.jsonl")); }).find("absent.jsonl"), std::string::npos);
   EXPECT_NE(user_error([&] { db.top_k(some_record().workload, "llvm", -1); }).find("k must be at least 0"),
             std::string::npos);

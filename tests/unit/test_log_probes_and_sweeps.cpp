@@ -5,6 +5,10 @@
 // repeated.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <sstream>
+
+#include "tuning_db/json_lines.h"
 #include "tuning_db/memory_database.h"
 #include "tuning_db/merge.h"
 #include "tuning_db/sqlite_database.h"
@@ -178,6 +182,41 @@ TEST(ModelChoice, MergingAddsTheChoicesALogLacksOnce) {
   EXPECT_EQ(add_new_model_choices(into, other), 0);
   ASSERT_EQ(into.model_choices().size(), 2u);
   EXPECT_EQ(into.model_choices()[1].target, kXeon);
+}
+
+TEST(ModelChoice, JsonLinesCarryTheChoicesAfterTheRecords) {
+  MemoryDatabase log;
+  TuningRecord record;
+  record.workload = kMatmul;
+  record.target = kZen;
+  record.trace = {{"version", 1}, {"instructions", nlohmann::json::array()}};
+  record.costs = {1e-4};
+  record.mean = 1e-4;
+  record.temper_version = "0.1.0";
+  log.commit_record(record);
+  std::vector<ModelChoice> choices = {model_choice(kZen, "log rank 2", {{"tile_i", 16}}, 9e-5),
+                                      model_choice(kXeon, "template default", nullptr, 1.5e-4)};
+  log.commit_model_choices(choices);
+
+  std::stringstream text;
+  JsonLinesCount written = export_json_lines(log, text);
+  EXPECT_EQ(written.records, 1);
+  EXPECT_EQ(written.model_choices, 2);
+  std::string lines = text.str();
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 3);
+  EXPECT_EQ(lines.rfind("{\"model_choice\":", 0), std::string::npos);  // the record comes first
+
+  MemoryDatabase copy;
+  std::stringstream in(lines);
+  JsonLinesCount read = import_json_lines(copy, in, "log.jsonl");
+  EXPECT_EQ(read.records, 1);
+  EXPECT_EQ(read.model_choices, 2);
+  EXPECT_EQ(copy.all_records(), std::vector<TuningRecord>{record});
+  EXPECT_EQ(copy.model_choices(), choices);
+  EXPECT_TRUE(copy.model_choices()[1].config.is_null());
+  std::stringstream again;
+  export_json_lines(copy, again);
+  EXPECT_EQ(again.str(), lines);
 }
 
 }  // namespace

@@ -208,11 +208,11 @@ TEST(JsonLines, ExportImportRoundTripAndImportAdds) {
   SQLiteDatabase source(dir.file("a.db"));
   source.commit_records({make_record(kMatmul, "llvm", 1e-3, ErrorKind::None, 1),
                          make_record(kRelu, "c", NAN, ErrorKind::RuntimeError, 2)});
-  EXPECT_EQ(export_json_lines(source, dir.file("a.jsonl")), 2);
+  EXPECT_EQ(export_json_lines(source, dir.file("a.jsonl")).records, 2);
 
   SQLiteDatabase target(dir.file("b.db"));
   target.commit_record(make_record(kMatmul, "llvm", 5e-4, ErrorKind::None, 3));
-  EXPECT_EQ(import_json_lines(target, dir.file("a.jsonl")), 2);
+  EXPECT_EQ(import_json_lines(target, dir.file("a.jsonl")).records, 2);
   EXPECT_EQ(target.size(), 3);
   EXPECT_EQ(means(target.top_k(kMatmul, "llvm", 5)), (std::vector<double>{5e-4, 1e-3}));
   std::vector<TuningRecord> all = target.all_records();
@@ -224,7 +224,7 @@ TEST(JsonLines, ExportImportRoundTripAndImportAdds) {
   export_json_lines(target, text);
   MemoryDatabase memory;
   std::stringstream with_blank_line("\n" + text.str() + "\n");
-  EXPECT_EQ(import_json_lines(memory, with_blank_line, "memory"), 3);
+  EXPECT_EQ(import_json_lines(memory, with_blank_line, "memory").records, 3);
   std::stringstream again;
   export_json_lines(memory, again);
   EXPECT_EQ(again.str(), text.str());
