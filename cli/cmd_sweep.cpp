@@ -123,6 +123,7 @@ void tune_entry(const sweep::SuiteEntry& entry, const Target& target, const Swee
   ModelTuneFlags model_flags;
   model_flags.space = entry.space;
   model_flags.scheduler = "gradient";
+  model_flags.in_model = entry.in_model;
   TuneReport no_report("", flags.db_path, target);
   measure::BuilderOptions builder_options;
   if (entry.kind == sweep::SuiteEntry::Kind::Model) {

@@ -401,9 +401,10 @@ class Checker {
   }
 
   SuiteEntry model(const Table& table, const Suite& suite) {
-    check_keys(table, {"path", "dims", "baselines", "trials", "space"});
+    check_keys(table, {"path", "dims", "baselines", "trials", "space", "in_model"});
     const KeyValue& kv = require(table, "path", "path = \"model.onnx\"");
     SuiteEntry entry = common(table, suite, SuiteEntry::Kind::Model);
+    if (const KeyValue* in_model = find(table, "in_model")) entry.in_model = int_of(*in_model, 0);
     entry.written_path = string_of(kv);
     // An absolute path stays as it is: operator/ replaces base_dir with it.
     entry.model_path = (fs::path(base_dir_) / entry.written_path).lexically_normal().string();

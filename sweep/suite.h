@@ -18,6 +18,8 @@
 //   path = "../../bench_logs/models/resnet18.onnx"   # relative to this file's folder
 //   dims = ["batch=1"]        # the model's dynamic dimensions, NAME=N
 //   baselines = ["onnxruntime"]
+//   in_model = 5              # as `tune MODEL --in-model N`: each task's N best schedules and
+//                             # its default timed in builds of the model after tuning; 0: off
 //
 // The format is a subset of TOML: `# comments`, blank lines, `key = value` pairs (at the
 // top, before the first header, then in each table), and the array-of-tables headers
@@ -52,6 +54,7 @@ struct SuiteEntry {
   std::vector<std::string> baselines;  // in the order given
   int trials = 0;                      // the entry's, else the suite's
   std::string space;                   // "", "template", "auto" or "both"
+  int in_model = 5;                    // Kind::Model: `tune MODEL --in-model`
   int line = 0;                        // the line of its [[...]] header
   // The workload string, or the model path as written in the file.
   std::string name() const;

@@ -104,6 +104,10 @@ TEST(SuiteKeys, UnknownKey) {
             "baselines, trials, space");
   EXPECT_EQ(suite_error("\n[[model]]\nworkload = \"relu:shape=4\"\n"),
             "s.toml:3:1: unknown key 'workload' in [[model]] at line 2: the keys accepted there are path, dims, "
+            "baselines, trials, space, in_model");
+  // The in-model step is a model's: a workload is timed alone.
+  EXPECT_EQ(suite_error("[[workload]]\nworkload = \"relu:shape=4\"\nin_model = 3\n"),
+            "s.toml:3:1: unknown key 'in_model' in [[workload]] at line 1: the keys accepted there are workload, "
             "baselines, trials, space");
 }
 
@@ -239,6 +243,11 @@ TEST_F(SuiteModelErrors, BadDims) {
             "s.toml:3:20: dims gives 'batch' twice ('batch=1', 'batch=2')");
   EXPECT_EQ(model_error("dims = \"batch=1\""),
             "s.toml:3:8: 'dims' must be an array of strings [\"...\", ...], found a string (\"batch=1\")");
+}
+
+TEST_F(SuiteModelErrors, NegativeInModel) {
+  EXPECT_EQ(model_error("in_model = -1"), "s.toml:3:12: in_model must be 0 or more, found -1");
+  EXPECT_EQ(model_error("in_model = \"5\""), "s.toml:3:12: 'in_model' must be an integer, found a string (\"5\")");
 }
 
 TEST_F(SuiteModelErrors, WorkloadBaselineOnAModel) {

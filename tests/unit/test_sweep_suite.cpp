@@ -59,6 +59,7 @@ path = "models/net.onnx"
 dims = ["batch=1", "seq=128"]
 baselines = ["onnxruntime"]
 space = "both"
+in_model = 0
 )";
   Suite suite = parse_suite_text(text, "dir/core.toml", dir_.string());
   EXPECT_EQ(suite.name, "core\tset \"q\" \\ \n");
@@ -94,6 +95,7 @@ space = "both"
   EXPECT_EQ(model.baselines, Strings{"onnxruntime"});
   EXPECT_EQ(model.trials, 1000);
   EXPECT_EQ(model.space, "both");
+  EXPECT_EQ(model.in_model, 0);
   EXPECT_EQ(model.line, 22);
 }
 
@@ -137,6 +139,7 @@ TEST_F(SuiteTest, ModelPathsResolveAgainstTheSuiteFilesFolder) {
   EXPECT_EQ(suite.entries[0].name(), "../models/a.onnx");
   EXPECT_EQ(suite.entries[1].model_path, (dir_ / "models" / "a.onnx").string());
   EXPECT_EQ(suite.entries[1].line, 4);
+  EXPECT_EQ(suite.entries[1].in_model, 5);  // as `tune MODEL` does by default
 }
 
 TEST_F(SuiteTest, KnownBaselines) {
