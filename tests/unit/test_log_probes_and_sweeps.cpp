@@ -133,6 +133,18 @@ ModelChoice model_choice(const TargetInfo& target, const std::string& picked, co
   return c;
 }
 
+// One measurement of kMatmul on kZen.
+TuningRecord matmul_record() {
+  TuningRecord record;
+  record.workload = kMatmul;
+  record.target = kZen;
+  record.trace = {{"version", 1}, {"instructions", nlohmann::json::array()}};
+  record.costs = {1e-4};
+  record.mean = 1e-4;
+  record.temper_version = "0.1.0";
+  return record;
+}
+
 TEST_F(MachineProbeLog, ModelChoicesRoundTripThroughTheFileInCommitOrder) {
   std::vector<ModelChoice> written = {model_choice(kZen, "template default", nullptr, 1.5e-4),
                                       model_choice(kXeon, "log rank 2", {{"tile_i", 16}, {"unroll", true}}, 9e-5)};
@@ -147,13 +159,7 @@ TEST_F(MachineProbeLog, ModelChoicesRoundTripThroughTheFileInCommitOrder) {
 }
 
 TEST_F(MachineProbeLog, ASchema4LogHasNoModelChoicesUntilOpenedForWriting) {
-  TuningRecord record;
-  record.workload = kMatmul;
-  record.target = kZen;
-  record.trace = {{"version", 1}, {"instructions", nlohmann::json::array()}};
-  record.costs = {1e-4};
-  record.mean = 1e-4;
-  record.temper_version = "0.1.0";
+  TuningRecord record = matmul_record();
   // A log as schema 4 left it: this Temper's log without the table schema 5 adds.
   std::string path = file("v4.db");
   { SQLiteDatabase(path).commit_record(record); }
@@ -186,13 +192,7 @@ TEST(ModelChoice, MergingAddsTheChoicesALogLacksOnce) {
 
 TEST(ModelChoice, JsonLinesCarryTheChoicesAfterTheRecords) {
   MemoryDatabase log;
-  TuningRecord record;
-  record.workload = kMatmul;
-  record.target = kZen;
-  record.trace = {{"version", 1}, {"instructions", nlohmann::json::array()}};
-  record.costs = {1e-4};
-  record.mean = 1e-4;
-  record.temper_version = "0.1.0";
+  TuningRecord record = matmul_record();
   log.commit_record(record);
   std::vector<ModelChoice> choices = {model_choice(kZen, "log rank 2", {{"tile_i", 16}}, 9e-5),
                                       model_choice(kXeon, "template default", nullptr, 1.5e-4)};
