@@ -55,6 +55,7 @@
 #include "compiler/runtime/c_runtime_api.h"
 #include "compiler/runtime/gpu/gpu_device.h"
 #include "compiler/runtime/shared_library_module.h"
+#include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/timer.h"
 #include "measure/buffer_placement.h"
 #include "measure/cache_eviction.h"
@@ -230,6 +231,7 @@ class Worker {
     }
     reply.token = request.token;
     write_line(out_, encode_reply(reply));
+    pool_rest();  // the next candidate is still being built
   }
 
  private:

@@ -94,6 +94,7 @@ class ThreadPool {
     job->n = n;
     job->ranges = threads;
     job->range = &range;
+    resting_.store(false, std::memory_order_relaxed);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       job_ = job;
@@ -113,12 +114,15 @@ class ThreadPool {
     return job->status.load();
   }
 
+  void rest() { resting_.store(true); }
+
  private:
   std::mutex run_mutex_;  // one parallel loop at a time (calls from several host threads take turns)
   std::mutex mutex_;
   std::condition_variable wake_;
   std::shared_ptr<Job> job_;
   std::atomic<uint64_t> generation_{0};  // written under mutex_; read without it to spin
+  std::atomic<bool> resting_{false};      // set by rest(): idle workers sleep without spinning
   int wanted_ = 0;  // workers the current job can use
   std::vector<std::thread> workers_;
   const std::chrono::microseconds wait_ = wait_before_sleeping();
@@ -136,7 +140,7 @@ class ThreadPool {
     uint64_t seen = 0;
     for (;;) {
       std::shared_ptr<Job> job;
-      spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; }, wait_);
+      spin_until([&] { return generation_.load(std::memory_order_acquire) != seen || resting_.load(); }, wait_);
       {
         std::unique_lock<std::mutex> lock(mutex_);
         wake_.wait(lock, [&] { return generation_ != seen; });
@@ -149,6 +153,8 @@ class ThreadPool {
 };
 
 }  // namespace
+
+void pool_rest() { ThreadPool::instance().rest(); }
 
 int32_t pool_parallel_for(int64_t n, int threads, const std::function<int32_t(int64_t begin, int64_t end)>& range) {
   if (n <= 0) return 0;

@@ -14,6 +14,7 @@
 #include "compiler/runtime/block_cache.h"
 #include "compiler/runtime/c_runtime_api.h"
 #include "compiler/runtime/runtime_symbols.h"
+#include "compiler/runtime/thread_pool.h"
 
 namespace {
 
@@ -61,6 +62,20 @@ TEST(RuntimeApi, ParallelForWakesWorkersThatStoppedSpinningAndSlept) {
   temper_set_num_threads(2);
   for (int round = 0; round < 3; ++round) {
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    Counts counts(100);
+    counts.wait_for_second_half = true;
+    EXPECT_EQ(temper_parallel_for(100, count_iteration, &counts), 0);
+    for (int64_t i = 0; i < 100; ++i) ASSERT_EQ(counts.hits[i], 1) << i;
+    EXPECT_EQ(counts.threads.size(), 2u) << "round " << round;
+  }
+  temper_set_num_threads(0);
+}
+
+TEST(RuntimeApi, ParallelForAfterThePoolWasToldToRestWakesItsWorkers) {
+  temper_set_num_threads(2);
+  for (int round = 0; round < 3; ++round) {
+    temper::pool_rest();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
     Counts counts(100);
     counts.wait_for_second_half = true;
     EXPECT_EQ(temper_parallel_for(100, count_iteration, &counts), 0);
