@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -56,12 +57,12 @@ TEST(RuntimeApi, ParallelForRunsEveryIterationOnceOnSeveralThreads) {
   temper_set_num_threads(0);
 }
 
-TEST(RuntimeApi, ParallelForWakesWorkersThatStoppedSpinningAndSlept) {
-  // The workers spin 10 ms for the next loop, then sleep: a loop 30 ms after the last one
-  // must wake them, and each loop still runs every iteration once on both threads.
+// Three rounds of `before`, then a loop of 100 iterations on 2 threads: each round must run
+// every iteration once on both threads, whether the workers were spinning or asleep.
+void expect_loops_wake_both_threads(const std::function<void()>& before) {
   temper_set_num_threads(2);
   for (int round = 0; round < 3; ++round) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    before();
     Counts counts(100);
     counts.wait_for_second_half = true;
     EXPECT_EQ(temper_parallel_for(100, count_iteration, &counts), 0);
@@ -71,18 +72,17 @@ TEST(RuntimeApi, ParallelForWakesWorkersThatStoppedSpinningAndSlept) {
   temper_set_num_threads(0);
 }
 
+TEST(RuntimeApi, ParallelForWakesWorkersThatStoppedSpinningAndSlept) {
+  // The workers spin 10 ms for the next loop, then sleep: a loop 30 ms after the last one
+  // must wake them.
+  expect_loops_wake_both_threads([] { std::this_thread::sleep_for(std::chrono::milliseconds(30)); });
+}
+
 TEST(RuntimeApi, ParallelForAfterThePoolWasToldToRestWakesItsWorkers) {
-  temper_set_num_threads(2);
-  for (int round = 0; round < 3; ++round) {
+  expect_loops_wake_both_threads([] {
     temper::pool_rest();
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    Counts counts(100);
-    counts.wait_for_second_half = true;
-    EXPECT_EQ(temper_parallel_for(100, count_iteration, &counts), 0);
-    for (int64_t i = 0; i < 100; ++i) ASSERT_EQ(counts.hits[i], 1) << i;
-    EXPECT_EQ(counts.threads.size(), 2u) << "round " << round;
-  }
-  temper_set_num_threads(0);
+  });
 }
 
 TEST(RuntimeApi, ParallelForOfNothingRunsNothing) {
