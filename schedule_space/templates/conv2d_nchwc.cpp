@@ -162,6 +162,8 @@ Config default_conv2d_nchwc(const ConfigSpace& space, const ops::OpInstance& op,
     pad = "tile";
   }
   if (pad == "inline" && std::min(b.P, b.Q) < kMinInlinePadMap) pad = "root";
+  // A block of two vectors (16 lanes below AVX-512) holds fewer columns in 16 registers.
+  tile_q = largest_fitting_rows(b.Q, tile_q, tile_kb * b.out_block, target);
   return space.from_json({{"knobs",
                            {{"tile_kb", tile_kb},
                             {"tile_q", tile_q},

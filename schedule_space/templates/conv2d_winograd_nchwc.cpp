@@ -146,7 +146,7 @@ Config default_winograd(const ConfigSpace& space, const ops::OpInstance& op, con
   WinogradShape b = winograd_shape(op, w);
   int64_t tile_kb = 1;
   if (vector_registers(target) >= 32 && b.out_blocks % 2 == 0 && b.block <= lanes) tile_kb = 2;
-  int64_t tile_t = largest_divisor_up_to(b.tiles, kDefaultMaxTiles);
+  int64_t tile_t = largest_fitting_rows(b.tiles, kDefaultMaxTiles, tile_kb * b.block, target);
   return space.from_json({{"knobs",
                            {{"tile_t", tile_t},
                             {"tile_kb", tile_kb},

@@ -136,7 +136,7 @@ Config default_depthwise_pointwise(const ConfigSpace& space, const ops::OpInstan
   }
   return space.from_json({{"knobs",
                            {{"tile_kb", 1},
-                            {"tile_q", largest_divisor_up_to(s.Q, kPointwiseDefaultColumns)},
+                            {"tile_q", largest_fitting_rows(s.Q, kPointwiseDefaultColumns, s.block, target)},
                             {"unroll_ci", s.Q <= 7},
                             {"dw_tile_q", dw_tile_q},
                             {"pad", "inline"}}}});

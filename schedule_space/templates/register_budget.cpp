@@ -43,6 +43,14 @@ int64_t largest_divisor_up_to(int64_t extent, int64_t limit) {
   return divisors.empty() ? 1 : divisors.back();
 }
 
+int64_t largest_fitting_rows(int64_t extent, int64_t limit, int64_t vector_columns, const Target& target) {
+  int64_t rows = 1;
+  for (int64_t d : divisors_up_to(extent, limit)) {
+    if (registers_used(d, vector_columns, vector_lanes(target)) <= vector_registers(target)) rows = d;
+  }
+  return rows;
+}
+
 std::vector<nlohmann::json> divisor_knob_values(int64_t extent, int64_t limit) {
   std::vector<int64_t> divisors = divisors_up_to(extent, limit);
   return {divisors.begin(), divisors.end()};

@@ -36,6 +36,12 @@ std::vector<int64_t> divisors_up_to(int64_t extent, int64_t limit);
 // The largest divisor of extent that is at most limit.
 int64_t largest_divisor_up_to(int64_t extent, int64_t limit);
 
+// The largest divisor of extent, at most limit, whose tile of that many broadcast rows by
+// vector_columns fits the target's vector registers (registers_used); 1 when none does. A
+// default's tile size: a block of two vectors (16 lanes on AVX2) leaves room for fewer
+// rows than one of one vector.
+int64_t largest_fitting_rows(int64_t extent, int64_t limit, int64_t vector_columns, const Target& target);
+
 // divisors_up_to as the values of a knob.
 std::vector<nlohmann::json> divisor_knob_values(int64_t extent, int64_t limit);
 
