@@ -1,6 +1,7 @@
-// temper-baseline: one vendor kernel (oneDNN, OpenBLAS or Eigen) on one workload, timed on
-// request, for `temper sweep` (sweep/baseline_process.h), which must not link these
-// libraries itself. Protocol, one line each way, flushed:
+// temper-baseline: one vendor kernel (oneDNN, OpenBLAS or Eigen on the CPU, cuBLAS on the
+// first CUDA device) on one workload, timed on request, for `temper sweep`
+// (sweep/baseline_process.h), which must not link these libraries itself. Protocol, one
+// line each way, flushed:
 //
 //   start:      temper-baseline BASELINE WORKLOAD THREADS   (argv; THREADS 0: one per core)
 //               -> "ready BASELINE DESCRIPTION" | "unsupported: WHY" (exit 0) | "error: WHY" (exit 1)
@@ -8,7 +9,9 @@
 //   "quit"      exits 0
 //
 // Inputs are random; the primitive is built and run once before "ready", so that no round
-// pays for its creation or first touch of memory.
+// pays for its creation or first touch of memory. cuBLAS's rounds are timed by the
+// device's clock in groups of calls with the cache flushed between them, as the sweep
+// times Temper's CUDA kernels (GpuModule::time).
 #include <cblas.h>
 #include <dnnl.h>
 #include <omp.h>
@@ -25,17 +28,22 @@
 
 #include "benchmarks/baselines.h"
 #include "benchmarks/bench_common.h"
+#include "benchmarks/cublas.h"
 #include "compiler/ir/error.h"
 #include "compiler/ops/workload.h"
+#include "compiler/runtime/gpu/gpu_device.h"
 #include "compiler/runtime/ndarray.h"
+#include "compiler/runtime/timer.h"
 
 namespace temper::bench {
 namespace {
 
-// A kernel ready to run: its arrays, what runs on them, and what it is.
+// A kernel ready to run: its arrays, what runs on them, and what it is; a device
+// kernel also says how a round of it is timed.
 struct Kernel {
   std::string description;
   std::function<void()> run;
+  std::function<double(double min_ms)> time_round;  // seconds per call; unset: the host clock times run
   std::vector<NDArray> arrays;
   std::shared_ptr<OnednnConv2d> conv;
 };
@@ -66,7 +74,48 @@ std::string library_version(const std::string& baseline) {
   return str("Eigen ", EIGEN_WORLD_VERSION, ".", EIGEN_MAJOR_VERSION, ".", EIGEN_MINOR_VERSION);
 }
 
+// cuBLAS's sgemm on the first CUDA device, its inputs copied there once.
+Kernel cublas_gemm(int64_t M, int64_t N, int64_t K) {
+  std::shared_ptr<GpuDevice> device;
+  std::shared_ptr<CublasSgemm> cublas;
+  try {
+    device = open_gpu_device(Target::parse("cuda"));
+    cublas = std::make_shared<CublasSgemm>();
+  } catch (const UnsupportedError&) {
+    throw;
+  } catch (const UserError& e) {
+    throw UnsupportedError(e.what());  // no device, no driver, no cuBLAS: the column says which
+  }
+  Kernel k;
+  k.arrays = {random_array({M, K}, 1), random_array({K, N}, 2)};
+  // Freed with the last copy of the kernel's functions.
+  std::shared_ptr<std::vector<DeviceMemory>> buffers(new std::vector<DeviceMemory>, [device](auto* b) {
+    for (DeviceMemory m : *b) device->free(m);
+    delete b;
+  });
+  for (const NDArray& a : k.arrays) {
+    buffers->push_back(device->alloc(a.nbytes()));
+    device->copy_from_host(buffers->back(), a.data(), a.nbytes());
+  }
+  buffers->push_back(device->alloc(M * N * static_cast<int64_t>(sizeof(float))));
+  k.run = [=] { cublas->run(M, N, K, (*buffers)[0], (*buffers)[1], (*buffers)[2]); };
+  k.time_round = [=](double min_ms) {
+    auto run_group = [&](int calls) {
+      return device->time_on_device([&] {
+        for (int c = 0; c < calls; ++c) cublas->run(M, N, K, (*buffers)[0], (*buffers)[1], (*buffers)[2]);
+      });
+    };
+    TimingOptions options;
+    options.repeat = 1;
+    options.min_repeat_ms = min_ms;
+    return time_groups(run_group, [&] { device->flush_cache(); }, options).median_s;
+  };
+  k.description = str(cublas->version(), " sgemm on ", device->info().name);
+  return k;
+}
+
 Kernel gemm(const std::string& baseline, int64_t M, int64_t N, int64_t K) {
+  if (baseline == "cublas") return cublas_gemm(M, N, K);
   if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX) throw UnsupportedError("a GEMM dimension exceeds 2^31");
   auto* sgemm = baseline == "onednn" ? onednn_sgemm : baseline == "openblas" ? openblas_sgemm : eigen_sgemm;
   Kernel k;
@@ -156,6 +205,7 @@ Kernel make_kernel(const std::string& baseline, const std::string& text) {
 
 // Seconds per call over a round of at least min_ms (one call at least).
 double time_round(const Kernel& k, double min_ms) {
+  if (k.time_round) return k.time_round(min_ms);
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
   int64_t calls = 0;
@@ -170,12 +220,12 @@ double time_round(const Kernel& k, double min_ms) {
 
 int serve(int argc, char** argv) {
   if (argc != 4) {
-    std::printf("error: usage: temper-baseline onednn|openblas|eigen WORKLOAD THREADS\n");
+    std::printf("error: usage: temper-baseline onednn|openblas|eigen|cublas WORKLOAD THREADS\n");
     return 1;
   }
   std::string baseline = argv[1];
-  if (baseline != "onednn" && baseline != "openblas" && baseline != "eigen") {
-    std::printf("error: unknown baseline '%s': onednn, openblas or eigen\n", baseline.c_str());
+  if (baseline != "onednn" && baseline != "openblas" && baseline != "eigen" && baseline != "cublas") {
+    std::printf("error: unknown baseline '%s': onednn, openblas, eigen or cublas\n", baseline.c_str());
     return 1;
   }
   if (baseline == "openblas") ensure_openblas_coretype(argv);  // may re-exec this program

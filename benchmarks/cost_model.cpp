@@ -124,6 +124,7 @@ class ListTuner : public search::Tuner {
  public:
   ListTuner(const schedule_space::ConfigSpace& space, std::vector<Config> configs)
       : Tuner(space), configs_(std::move(configs)) {}
+  std::string name() const override { return "list"; }
   bool has_next() const override { return next_ < configs_.size(); }
   std::vector<Config> next_batch(int n) override {
     std::vector<Config> batch;

@@ -12,8 +12,6 @@
 // table gives medians and ratios.
 //
 //   gpu_matmul [--db LOG] [--size N] [--cuda-size N] [--rounds N]
-#include <dlfcn.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -22,6 +20,7 @@
 #include <vector>
 
 #include "benchmarks/bench_common.h"
+#include "benchmarks/cublas.h"
 #include "compiler/codegen/build.h"
 #include "compiler/codegen/gpu/gpu_module.h"
 #include "compiler/ops/gpu_schedules.h"
@@ -78,37 +77,6 @@ Contender contender(const std::string& name, const std::string& source, const Sc
   };
   return Contender{name, source, time_once, {}};
 }
-
-// cuBLAS's sgemm through dlopen: C = A x B in row-major is C^T = B^T x A^T in its column-major.
-class Cublas {
- public:
-  Cublas() {
-    for (const char* name :
-         {"libcublas.so", "libcublas.so.13", "libcublas.so.12", "/usr/local/cuda/lib64/libcublas.so"}) {
-      if ((library_ = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
-    }
-    if (!library_) throw UserError("cuBLAS (libcublas.so) not found: install the CUDA Toolkit's cuBLAS");
-    create_ = reinterpret_cast<Create>(dlsym(library_, "cublasCreate_v2"));
-    sgemm_ = reinterpret_cast<Sgemm>(dlsym(library_, "cublasSgemm_v2"));
-    if (!create_ || !sgemm_ || create_(&handle_) != 0) throw UserError("cuBLAS could not be initialised");
-  }
-  void sgemm(int64_t m, int64_t n, int64_t k, DeviceMemory a, DeviceMemory b, DeviceMemory c) {
-    const float one = 1, zero = 0;
-    auto ptr = [](DeviceMemory d) { return reinterpret_cast<float*>(static_cast<uintptr_t>(d.handle)); };
-    int status = sgemm_(handle_, 0, 0, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one, ptr(b),
-                        static_cast<int>(n), ptr(a), static_cast<int>(k), &zero, ptr(c), static_cast<int>(n));
-    if (status != 0) throw UserError(str("cublasSgemm failed with status ", status));
-  }
-
- private:
-  using Create = int (*)(void**);
-  using Sgemm = int (*)(void*, int, int, int, int, int, const float*, const float*, int, const float*, int,
-                        const float*, float*, int);
-  void* library_ = nullptr;
-  void* handle_ = nullptr;
-  Create create_ = nullptr;
-  Sgemm sgemm_ = nullptr;
-};
 
 void run_rounds(std::vector<Contender>& contenders, int rounds) {
   for (int r = 0; r < rounds; ++r) {
@@ -171,7 +139,7 @@ void bench_cuda(int64_t size, const tuning_db::Database* db, int rounds) {
   contenders[0].schedule = source;
   // cuBLAS on the same device and the same inputs, timed by the same device clock.
   std::shared_ptr<GpuDevice> device = open_gpu_device(cuda);
-  auto cublas = std::make_shared<Cublas>();
+  auto cublas = std::make_shared<CublasSgemm>();
   std::vector<DeviceMemory> buffers;
   for (NDArray* a : data.args()) {
     buffers.push_back(device->alloc(a->nbytes()));
@@ -179,10 +147,10 @@ void bench_cuda(int64_t size, const tuning_db::Database* db, int rounds) {
   }
   auto run_group = [=](int calls) {
     return device->time_on_device([&] {
-      for (int c = 0; c < calls; ++c) cublas->sgemm(size, size, size, buffers[0], buffers[1], buffers[2]);
+      for (int c = 0; c < calls; ++c) cublas->run(size, size, size, buffers[0], buffers[1], buffers[2]);
     });
   };
-  contenders.insert(contenders.begin(), Contender{"cuBLAS cublasSgemm",
+  contenders.insert(contenders.begin(), Contender{cublas->version() + " cublasSgemm",
                                                   "vendor library",
                                                   [=] {
                                                     return time_groups(

@@ -293,10 +293,11 @@ int db_best(const std::vector<std::string>& args) {
       for (double cost : top[i].costs) costs.push_back(format_ms(cost));
       rows.push_back({std::to_string(i + 1), format_ms(top[i].mean), format_gflops(flops, top[i].mean),
                       std::to_string(ranked[i].measurements), join(costs, ","), format_time(top[i].timestamp),
+                      top[i].tuner.empty() ? "-" : top[i].tuner,
                       top[i].config.is_null() ? "-" : top[i].config.dump()});
     }
-    print_table({"RANK", "MEAN_MS", "GFLOP/S", "TIMES", "COSTS_MS", "TIME", "CONFIG"}, rows,
-                {true, true, true, true, false, false, false}, "  ");
+    print_table({"RANK", "MEAN_MS", "GFLOP/S", "TIMES", "COSTS_MS", "TIME", "TUNER", "CONFIG"}, rows,
+                {true, true, true, true, false, false, false, false}, "  ");
     if (std::any_of(ranked.begin(), ranked.end(), [](const RankedSchedule& r) { return r.measurements > 1; })) {
       std::cout << "  a schedule measured several TIMES ranks by its median record, shown\n";
     }

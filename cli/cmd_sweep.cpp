@@ -194,11 +194,9 @@ std::vector<EntryContender> workload_contenders(const sweep::SuiteEntry& entry, 
                    op.name + "'s default schedule");
   for (const std::string& baseline : entry.baselines) {
     sweep::BaselineStart start;
-    if (baseline == "cublas") {
-      start.why = target.kind == Target::Kind::CUDA
-                      ? "cuBLAS is timed by benchmarks/gpu_matmul; the sweep does not run it yet"
-                      : "cuBLAS runs on a cuda target, not " + target.to_string();
-    } else if (target.is_gpu()) {
+    if (baseline == "cublas" && target.kind != Target::Kind::CUDA) {
+      start.why = "cuBLAS runs on a cuda target, not " + target.to_string();
+    } else if (baseline != "cublas" && target.is_gpu()) {
       start.why = baseline + " runs on the CPU; this sweep's target is " + target.to_string();
     } else {
       start = sweep::start_workload_baseline(baseline, entry.workload, threads);

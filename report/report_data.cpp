@@ -48,8 +48,12 @@ std::string machine_label(const TargetInfo& t) {
   return str(what, ", ", t.cores, t.cores == 1 ? " core" : " cores", " (", t.target, ")");
 }
 
-const char* search_kind(const TuningRecord& r) {
-  return r.config.is_null() ? "auto-scheduler" : "template";
+// The search a record came from, which the curves and the spread are drawn by: the
+// search kind with its tuner, "template (ga)", "auto-scheduler (xgb)"; the kind alone
+// for a record that does not name its tuner (a log of a Temper before schema 6).
+std::string search_kind(const TuningRecord& r) {
+  std::string kind = r.config.is_null() ? "auto-scheduler" : "template";
+  return r.tuner.empty() ? kind : kind + " (" + r.tuner + ")";
 }
 
 double median_of(std::vector<double> v) {
@@ -96,7 +100,7 @@ json result_of(const std::vector<TuningRecord>& records, int machine, double flo
   int64_t start = records.empty() ? 0 : records.front().timestamp;
   const TuningRecord* first_valid = nullptr;
   for (const TuningRecord& rec : records) {
-    const char* kind = search_kind(rec);
+    const std::string kind = search_kind(rec);
     auto& [trials, best] = progress[kind];
     ++trials;
     if (!rec.is_valid()) {

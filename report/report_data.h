@@ -17,8 +17,9 @@
 //    failures: [{machine, kind, count}]}
 //
 // A machine is a target string on one kind of hardware (tuning_db::same_machine); a
-// search kind is "template" for records with a knob config, "auto-scheduler" for those
-// with a trace alone. The best is the build's choice (tuning_db::rank_schedules: a
+// kind is the search a record came from: "template" for records with a knob config,
+// "auto-scheduler" for those with a trace alone, followed by the tuner that proposed it,
+// "template (ga)", where the record names one. The best is the build's choice (tuning_db::rank_schedules: a
 // re-measured schedule by its median record); GFLOP/s count the op's FLOPs
 // (ops::OpInstance::flops), 0 where the workload no longer instantiates. A sweep entry
 // shows its latest run on each machine.

@@ -23,6 +23,8 @@ packages=(
   pocl-opencl-icd        # an OpenCL platform on any CPU (PoCL), so the OpenCL target runs without a GPU
   python3-onnx python3-numpy  # tests/correctness/make_test_models.py writes the whole-model tests' models
   python3-torch python3-torchvision  # and exports the model zoo (make_test_models.py --zoo)
+  libjs-chart.js         # temper report inlines Chart.js into its page
+  chromium               # the report tests open the page in headless Chromium
   zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev libtinfo-dev  # LLVM's link deps
 )
 if [[ "${1:-}" == "--bench" ]]; then

@@ -30,6 +30,8 @@ class AutoExplorer : public Explorer {
   const ops::OpInstance& op() const override { return space_.op(); }
   const Target& target() const override { return space_.target(); }
   std::string describe() const override;
+  // The cost model guiding its evolutionary search.
+  std::string tuner() const override { return search_.model().kind(); }
 
   bool resume(const tuning_db::TuningRecord& record) override;
   void resume_done() override;

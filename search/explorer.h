@@ -35,6 +35,8 @@ class Explorer {
   virtual const Target& target() const = 0;
   // "template matmul.cpu, 9216 configs" / "auto, 3 sketches": for the job's header.
   virtual std::string describe() const = 0;
+  // What proposes its candidates, as its records name it (TuningRecord::tuner).
+  virtual std::string tuner() const = 0;
   // The candidate of a template config as a model build runs it: with a constant input
   // packed once ahead of time (a conv2d's weight in NCHWc blocks; Task::apply_prepacked),
   // which the measurer then packs untimed. nullopt where it packs nothing.

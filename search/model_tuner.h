@@ -68,6 +68,8 @@ class ModelTuner : public Tuner {
   // group: the cost_model::Sample group of this job's measurements (workload @ target).
   ModelTuner(const schedule_space::ConfigSpace& space, Featurizer featurize, std::string group,
              std::unique_ptr<cost_model::CostModel> model, uint64_t seed, const ModelTunerOptions& options = {});
+  // Its cost model's kind: "xgb", loaded, pre-trained by transfer or not.
+  std::string name() const override { return model_->kind(); }
   bool has_next() const override;
   std::vector<schedule_space::Config> next_batch(int n) override;
   void update(const std::vector<schedule_space::Config>& configs, const std::vector<double>& costs) override;

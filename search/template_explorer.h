@@ -17,6 +17,7 @@ class TemplateExplorer : public Explorer {
   const ops::OpInstance& op() const override { return task_.op(); }
   const Target& target() const override { return task_.target(); }
   std::string describe() const override;
+  std::string tuner() const override { return tuner_.name(); }
   std::optional<schedule_space::PrepackedSchedule> prepacked(const nlohmann::json& config) const override;
 
   bool resume(const tuning_db::TuningRecord& record) override;

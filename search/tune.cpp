@@ -79,6 +79,7 @@ tuning_db::TuningRecord make_record(const Explorer& explorer, const tuning_db::T
   // Null when the candidate could not be instantiated.
   if (proposal.schedule) r.trace = proposal.schedule->trace().to_json();
   r.config = proposal.config;
+  r.tuner = explorer.tuner();
   r.costs = result.costs;
   r.mean = result.error == measure::MeasureError::None ? result.mean : std::numeric_limits<double>::infinity();
   r.error = tuning_db::parse_error_kind(measure::error_name(result.error));

@@ -31,6 +31,8 @@ class Tuner {
   explicit Tuner(const schedule_space::ConfigSpace& space) : space_(space) {}
   virtual ~Tuner() = default;
 
+  // Its name as make_tuner takes it; each record it proposes carries it (TuningRecord::tuner).
+  virtual std::string name() const = 0;
   // False once nothing is left to propose.
   virtual bool has_next() const;
   // At most n configs, valid, never proposed or visited before.

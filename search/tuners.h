@@ -11,6 +11,7 @@ namespace temper::search {
 class RandomTuner : public Tuner {
  public:
   RandomTuner(const schedule_space::ConfigSpace& space, uint64_t seed);
+  std::string name() const override { return "random"; }
   bool has_next() const override { return !exhausted_; }
   std::vector<schedule_space::Config> next_batch(int n) override;
 
@@ -25,6 +26,7 @@ class RandomTuner : public Tuner {
 class GridTuner : public Tuner {
  public:
   explicit GridTuner(const schedule_space::ConfigSpace& space) : Tuner(space) {}
+  std::string name() const override { return "grid"; }
   bool has_next() const override { return next_ < space_.size(); }
   std::vector<schedule_space::Config> next_batch(int n) override;
 
@@ -36,6 +38,7 @@ class GATuner : public Tuner {
  public:
   GATuner(const schedule_space::ConfigSpace& space, uint64_t seed, int population = 32, int elites = 4,
           double mutation_prob = 0.1);
+  std::string name() const override { return "ga"; }
   bool has_next() const override { return !exhausted_; }
   std::vector<schedule_space::Config> next_batch(int n) override;
   void update(const std::vector<schedule_space::Config>& configs, const std::vector<double>& costs) override;

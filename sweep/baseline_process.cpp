@@ -108,8 +108,8 @@ std::string find_baseline_runner() {
 }
 
 BaselineStart start_workload_baseline(const std::string& baseline, const std::string& workload, int threads) {
-  if (baseline != "onednn" && baseline != "openblas" && baseline != "eigen") {
-    return {nullptr, str("unknown baseline '", baseline, "': onednn, openblas or eigen")};
+  if (baseline != "onednn" && baseline != "openblas" && baseline != "eigen" && baseline != "cublas") {
+    return {nullptr, str("unknown baseline '", baseline, "': onednn, openblas, eigen or cublas")};
   }
   std::string runner = find_baseline_runner();
   if (runner.empty()) {

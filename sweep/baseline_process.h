@@ -65,8 +65,8 @@ struct BaselineStart {
 // executable, else where this build tree puts it; "" when none of them is there.
 std::string find_baseline_runner();
 
-// baseline: onednn | openblas | eigen, on a workload ("matmul:M=64,N=64,K=64") with
-// `threads` threads (0: one per core).
+// baseline: onednn | openblas | eigen (on the CPU, with `threads` threads, 0: one per
+// core) | cublas (on the first CUDA device), on a workload ("matmul:M=64,N=64,K=64").
 BaselineStart start_workload_baseline(const std::string& baseline, const std::string& workload, int threads);
 
 // onnxruntime on a model: python is a Python with onnxruntime (a path, or a name found on

@@ -192,6 +192,7 @@ nlohmann::json record_to_json(const TuningRecord& r) {
       {"target", target_to_json(r.target)},
       {"trace", r.trace},
       {"config", r.config},
+      {"tuner", r.tuner},
       {"costs", r.costs},
       {"mean", std::isfinite(r.mean) ? nlohmann::json(r.mean) : nlohmann::json(nullptr)},
       {"error", error_kind_name(r.error)},
@@ -265,6 +266,7 @@ TuningRecord record_from_json(const nlohmann::json& json) {
   r.target = target_from_json(json, "tuning record");
   r.trace = field<nlohmann::json>(json, "trace", "JSON");
   r.config = field<nlohmann::json>(json, "config", "JSON");
+  if (json.contains("tuner")) r.tuner = field<std::string>(json, "tuner", "a string");
   r.costs = field<std::vector<double>>(json, "costs", "a list of numbers");
   nlohmann::json mean = field<nlohmann::json>(json, "mean", "a number or null");
   if (!mean.is_null() && !mean.is_number()) throw UserError(str("tuning record field 'mean' must be a number or null"));

@@ -74,6 +74,10 @@ struct TuningRecord {
   TargetInfo target;
   nlohmann::json trace;       // the schedule trace (schedule/trace.h JSON)
   nlohmann::json config;      // the knob config the trace came from; null when a search made the trace directly
+  // The search that proposed it: a template's tuner (random, grid, ga, xgb) for a config,
+  // the cost model guiding the auto-scheduler (xgb, random) for a trace; "" in a log of
+  // a Temper before schema 6 and in an export without the field.
+  std::string tuner;
   std::vector<double> costs;  // seconds per run, one per repeat
   double mean = 0;            // seconds; meaningless unless error == None
   ErrorKind error = ErrorKind::None;
@@ -93,7 +97,8 @@ int64_t now_timestamp();
 
 // One record as a JSON object (a non-finite mean becomes null), and back; from_json
 // throws UserError naming the missing or mistyped field. A target without "device" (an
-// export of an older Temper) reads as a CPU target's, with device "".
+// export of an older Temper) reads as a CPU target's, with device ""; a record without
+// "tuner", as one whose tuner is not known ("").
 nlohmann::json record_to_json(const TuningRecord& record);
 TuningRecord record_from_json(const nlohmann::json& json);
 

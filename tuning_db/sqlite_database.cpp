@@ -244,15 +244,23 @@ void add_model_choices_v5(sqlite3* db, const std::string& path) {
        "adding the model choices (schema 5)");
 }
 
-constexpr Migration kMigrations[] = {create_schema_v1, add_target_device_v2, add_machine_probes_v3,
-                                     add_sweep_results_v4, add_model_choices_v5};
+// v6: each record names the tuner that proposed it (TuningRecord::tuner; '' for the
+// records of v5 and before).
+void add_record_tuner_v6(sqlite3* db, const std::string& path) {
+  exec(db, path, "ALTER TABLE records ADD COLUMN tuner TEXT NOT NULL DEFAULT ''",
+       "adding the tuner to the records (schema 6)");
+}
+
+constexpr Migration kMigrations[] = {create_schema_v1,     add_target_device_v2,  add_machine_probes_v3,
+                                     add_sweep_results_v4, add_model_choices_v5, add_record_tuner_v6};
 
 // The first schema that stores TargetInfo::device, and the first with machine probes,
-// sweep results and model choices.
+// sweep results, model choices and record tuners.
 constexpr int kDeviceSchema = 2;
 constexpr int kProbeSchema = 3;
 constexpr int kSweepSchema = 4;
 constexpr int kModelChoiceSchema = 5;
+constexpr int kRecordTunerSchema = 6;
 constexpr int kSchemaVersion = static_cast<int>(std::size(kMigrations));
 
 [[noreturn]] void refuse_newer_schema(const std::string& path, int version) {
@@ -287,7 +295,8 @@ const SchemaTable kSchemaTables[] = {
       {"error_kind", 1},
       {"error_message", 1},
       {"timestamp", 1},
-      {"temper_version", 1}}},
+      {"temper_version", 1},
+      {"tuner", 6}}},
     {"machine_probes",
      {{"id", 3},
       {"target_id", 3},
@@ -564,7 +573,7 @@ void SQLiteDatabase::commit_records(const std::vector<TuningRecord>& records) {
   write_transaction(db_, path_, "locking the log to commit", "committing records", [&] {
     Statement insert(db_, path_,
                      "INSERT INTO records (workload_id, target_id, trace, config, costs, mean, error_kind, "
-                     "error_message, timestamp, temper_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                     "error_message, timestamp, temper_version, tuner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (const TuningRecord& record : records) {
       insert.reset();
       insert.bind(1, workload_id(db_, path_, record.workload));
@@ -585,6 +594,7 @@ void SQLiteDatabase::commit_records(const std::vector<TuningRecord>& records) {
       insert.bind(8, record.error_message);
       insert.bind(9, record.timestamp);
       insert.bind(10, record.temper_version);
+      insert.bind(11, record.tuner);
       insert.step("adding a record");
     }
   });
@@ -596,7 +606,7 @@ std::vector<TuningRecord> SQLiteDatabase::query_records(const std::string& where
                    "SELECT r.id, w.op, w.workload, t.target, t.cpu_model, t.cpu_features, t.cores, t.compiler, "
                    "r.trace, r.config, r.costs, r.mean, r.error_kind, r.error_message, r.timestamp, "
                    "r.temper_version, " +
-                       device_column() +
+                       device_column() + ", " + (schema_version_ >= kRecordTunerSchema ? "r.tuner" : "''") +
                        " FROM records r JOIN workloads w ON r.workload_id = w.id "
                        "JOIN targets t ON r.target_id = t.id " +
                        where_and_order + " LIMIT ?");
@@ -622,6 +632,7 @@ std::vector<TuningRecord> SQLiteDatabase::query_records(const std::string& where
     r.error_message = select.text(13);
     r.timestamp = select.integer(14);
     r.temper_version = select.text(15);
+    r.tuner = select.text(17);
     records.push_back(std::move(r));
   }
   return records;

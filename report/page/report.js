@@ -409,7 +409,7 @@
         { key: 'count', label: 'Count', num: fmt.int }], rows)));
   }
 
-  // Best-so-far GFLOP/s against trial number (col 0) or seconds (col 1); one line per search kind.
+  // Best-so-far GFLOP/s against trial number (col 0) or seconds (col 1); one line per tuner.
   function curveChart(name, title, curve, col, xTitle) {
     const datasets = Object.keys(curve).map((k) => ({
       label: k, borderColor: kColor(k), backgroundColor: kColor(k), stepped: 'after', pointRadius: 2, borderWidth: 2,
@@ -422,11 +422,11 @@
       { mode: 'nearest', intersect: false }) });
   }
 
-  // The fastest schedules: a floating bar [min, max] per rank, the median as a dot, bars coloured by search kind.
+  // The fastest schedules: a floating bar [min, max] per rank, the median as a dot, bars coloured by search (kind and tuner).
   function spreadChart(name, title, spread) {
     const sp = spread.filter((s) => num(s.min_ms) !== null && num(s.max_ms) !== null);
     if (!sp.length) return null;
-    // One bar dataset per search kind (null elsewhere, grouped: false keeps bars centred) so the legend names the kinds.
+    // One bar dataset per search (null elsewhere, grouped: false keeps bars centred) so the legend names the kinds.
     const kindOf = (s) => str(s.kind) || 'unknown';
     const datasets = Array.from(new Set(sp.map(kindOf))).map((k) => ({
       type: 'bar', label: k + ' min–max', grouped: false, minBarLength: 2, backgroundColor: kColor(k) + '99',

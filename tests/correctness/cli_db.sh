@@ -24,20 +24,23 @@ run tune "$W" --target "$LLVM" --trials 1 --db config_source.db
 run db export --db config_source.db -o config_source.jsonl
 knobs="$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.loads(open(sys.argv[1]).readline())['config']['knobs'], separators=(',', ':')))" config_source.jsonl)"
 
-# record WORKLOAD OP TARGET COMPILER MEAN COSTS ERROR TIMESTAMP CONFIG: one JSON line; a
-# CONFIG {"tile":N} stands for W's default config tagged N.
+# record WORKLOAD OP TARGET COMPILER MEAN COSTS ERROR TIMESTAMP CONFIG [TUNER]: one JSON
+# line; a CONFIG {"tile":N} stands for W's default config tagged N; without TUNER, the
+# record names none (an export of a Temper before schema 6).
 record() {
   local error_message='""'
   local config="$9"
+  local tuner=""
   [[ $config =~ ^\{\"tile\":([0-9]+)\}$ ]] && config="{\"knobs\":$knobs,\"tile\":${BASH_REMATCH[1]}}"
   [[ $7 == None ]] || error_message='"it failed"'
-  printf '{"workload":{"op":"%s","workload":"%s"},"target":{"target":"%s","cpu_model":"Test CPU","cpu_features":"fpu avx2 fma","cores":2,"compiler":"%s"},"trace":%s,"config":%s,"costs":%s,"mean":%s,"error":"%s","error_message":%s,"timestamp":%s,"temper_version":"0.1.0"}\n' \
-    "$2" "$1" "$3" "$4" "$trace" "$config" "$6" "$5" "$7" "$error_message" "$8"
+  [[ -n ${10:-} ]] && tuner="\"tuner\":\"${10}\","
+  printf '{"workload":{"op":"%s","workload":"%s"},"target":{"target":"%s","cpu_model":"Test CPU","cpu_features":"fpu avx2 fma","cores":2,"compiler":"%s"},"trace":%s,"config":%s,%s"costs":%s,"mean":%s,"error":"%s","error_message":%s,"timestamp":%s,"temper_version":"0.1.0"}\n' \
+    "$2" "$1" "$3" "$4" "$trace" "$config" "$tuner" "$6" "$5" "$7" "$error_message" "$8"
 }
 {
   record "$W" matmul "$LLVM" "LLVM 19.1.7" 4e-05 '[4e-05]' None 1700000001 '{"tile":1}'
   # 196608 FLOPs in 19.6608 us: 10 GFLOP/s
-  record "$W" matmul "$LLVM" "LLVM 19.1.7" 1.96608e-05 '[1.96608e-05,1.96608e-05]' None 1700000002 '{"tile":2}'
+  record "$W" matmul "$LLVM" "LLVM 19.1.7" 1.96608e-05 '[1.96608e-05,1.96608e-05]' None 1700000002 '{"tile":2}' ga
   record "$W" matmul "$LLVM" "LLVM 19.1.7" 3e-05 '[3e-05]' None 1700000003 '{"tile":3}'
   record "$W" matmul "$LLVM" "LLVM 19.1.7" null '[]' CompileError 1700000004 '{"tile":4}'
   record "$W" matmul c "cc 12.2" 5e-05 '[5e-05]' None 1700000005 null
@@ -63,9 +66,9 @@ expect "^$W8 +llvm -mcpu=native +1 +0 +- +-$"
 # best: top-k per target, any spelling of the workload, and a trace `temper run` replays.
 run db best matmul:K=32,N=48,M=64 --db log.db --target "$LLVM" -k 2 --trace-out best.json
 expect '^target +llvm -mcpu=native +\(4 records, 3 valid\)$'
-expect '^ +RANK +MEAN_MS +GFLOP/S +TIMES +COSTS_MS +TIME +CONFIG$'
-expect '^ +1 +0\.0197 +10\.00 +1 +0\.0197,0\.0197 +2023-11-14T22:13:22Z +\{.*"tile":2\}$'
-expect '^ +2 +0\.0300 +6\.55 +1 +0\.0300 +2023-11-14T22:13:23Z +\{.*"tile":3\}$'
+expect '^ +RANK +MEAN_MS +GFLOP/S +TIMES +COSTS_MS +TIME +TUNER +CONFIG$'
+expect '^ +1 +0\.0197 +10\.00 +1 +0\.0197,0\.0197 +2023-11-14T22:13:22Z +ga +\{.*"tile":2\}$'
+expect '^ +2 +0\.0300 +6\.55 +1 +0\.0300 +2023-11-14T22:13:23Z +- +\{.*"tile":3\}$'
 expect_not '^ +3 '
 expect '^ +best measured on Test CPU, 2 cores, LLVM 19.1.7, avx2 fma$'
 expect '^wrote the best trace to best.json'
@@ -74,7 +77,7 @@ expect '^check +ok'
 run db best "$W" --db log.db
 expect '^target +llvm -mcpu=native '
 expect '^target +c +\(1 record, 1 valid\)$'
-expect '^ +1 +0\.0500 +3\.93 +1 +0\.0500 +2023-11-14T22:13:25Z +-$'
+expect '^ +1 +0\.0500 +3\.93 +1 +0\.0500 +2023-11-14T22:13:25Z +- +-$'
 run db best oldop:x=1 --db log.db
 expect '^ +1 +1\.0000 +- +1 '
 run db best "$W8" --db log.db
@@ -90,7 +93,7 @@ must_fail '-k must be at least 1' db best "$W" --db log.db -k 0
 # stats
 run db stats --db log.db
 expect '^log +log.db$'
-expect '^schema +5$'
+expect '^schema +6$'
 expect '^file size +[0-9.]+ (B|KiB)'
 expect '^records +7 \(5 valid\)$'
 expect '^  None +5$'
@@ -115,7 +118,7 @@ cmp -s out.jsonl copy.jsonl || fail "a log exported, imported and exported again
 
 # merge: a record already present is skipped, a new one added; sources are read-only.
 {
-  record "$W" matmul "$LLVM" "LLVM 19.1.7" 1.96608e-05 '[1.96608e-05,1.96608e-05]' None 1700000002 '{"tile":2}'
+  record "$W" matmul "$LLVM" "LLVM 19.1.7" 1.96608e-05 '[1.96608e-05,1.96608e-05]' None 1700000002 '{"tile":2}' ga
   record "$W" matmul "$LLVM" "LLVM 19.1.7" 6e-05 '[6e-05]' None 1700000008 '{"tile":8}'
 } >other.jsonl
 run db import --db other.db other.jsonl
@@ -156,7 +159,7 @@ expect '^ +1 +0\.0197 +10\.00 '
 run db import --db ranked.db remeasured.jsonl
 run db best "$W" --db ranked.db -k 2
 expect '^ +1 +0\.0197 +10\.00 +1 +0\.0197 +.*"tile":2\}$'
-expect '^ +2 +0\.0500 +3\.93 +3 +0\.0500 +2023-11-14T22:13:32Z +\{.*"tile":9\}$'
+expect '^ +2 +0\.0500 +3\.93 +3 +0\.0500 +2023-11-14T22:13:32Z +- +\{.*"tile":9\}$'
 expect '^  a schedule measured several TIMES ranks by its median record, shown$'
 run db list --db ranked.db
 expect "^$W +llvm -mcpu=native +4 +4 +0\.0197 +10\.00$"
@@ -171,12 +174,12 @@ must_fail 'no tuning log at absent.db' db prune --db absent.db --keep 1
 must_fail 'no tuning log at absent.db' db merge --db log.db absent.db
 [[ ! -e absent.db ]] || fail "a read-only subcommand created absent.db"
 cp log.db future.db
-printf '\x00\x00\x00\x07' | dd of=future.db bs=1 seek=60 conv=notrunc status=none
+printf '\x00\x00\x00\x63' | dd of=future.db bs=1 seek=60 conv=notrunc status=none
 future_before="$(md5sum <future.db)"
 for args in "list --db future.db" "prune --db future.db --keep 1" "import --db future.db records.jsonl" \
   "merge --db log.db future.db" "merge --db future.db other.db"; do
   # shellcheck disable=SC2086
-  must_fail 'future.db was written by a newer Temper \(schema 7\); this one reads up to 5' db $args
+  must_fail 'future.db was written by a newer Temper \(schema 99\); this one reads up to 6' db $args
 done
 [[ $(md5sum <future.db) == "$future_before" ]] || fail "future.db was changed"
 head -c 5000 /dev/urandom >garbage.db

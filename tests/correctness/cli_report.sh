@@ -49,9 +49,9 @@ grep -q '<title>two logs</title>' merged.html || fail "merged.html lacks its tit
 
 # Refusals: nothing written, the log untouched.
 cp tuned.db future.db
-printf '\x00\x00\x00\x07' | dd of=future.db bs=1 seek=60 conv=notrunc status=none
+printf '\x00\x00\x00\x63' | dd of=future.db bs=1 seek=60 conv=notrunc status=none
 before="$(md5sum <future.db)"
-must_fail 'future.db was written by a newer Temper \(schema 7\)' report --db future.db -o future.html
+must_fail 'future.db was written by a newer Temper \(schema 99\)' report --db future.db -o future.html
 [[ $(md5sum <future.db) == "$before" ]] || fail "future.db was changed"
 [[ ! -e future.html ]] || fail "a page was written for a refused log"
 must_fail 'no tuning log at absent.db' report --db absent.db -o absent.html

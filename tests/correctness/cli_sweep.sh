@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # `temper sweep` end to end: a small suite (a matmul with oneDNN and OpenBLAS beside it,
-# a small CNN tuned and a transformer block untuned, with onnxruntime) tuned where the log lacks trials, timed side by side and
-# kept in the log's sweep_results; a second run tunes nothing; a baseline that cannot run
-# here (the runner not built, no Python with onnxruntime) is recorded with why and the
-# sweep goes on; a bad suite file is refused with its line and column before the log is
-# touched. `temper report` then shows the results.
+# a small CNN tuned and a transformer block untuned, with onnxruntime) tuned where the log
+# lacks trials, timed side by side and kept in the log's sweep_results; a second run tunes
+# nothing; a baseline that cannot run here (the runner not built, no Python with
+# onnxruntime, cuBLAS without a CUDA device) is recorded with why and the sweep goes on; a
+# bad suite file is refused with its line and column before the log is touched. `temper
+# report` then shows the results.
 # Usage: cli_sweep.sh TEMPER
 set -u
 temper="$1"
@@ -78,6 +79,31 @@ expect_not '^stopped '
 run report --db s.db -o s.html
 grep -q '"sweeps":\[{"contenders":' s.html || fail "the page holds no sweep results"
 
+# cuBLAS: timed beside a cuda target's kernels where this machine has a CUDA device and
+# the runner is built; otherwise its column says why, and the sweep goes on.
+cat >gpu.toml <<'SUITE'
+name = "gpu"
+trials = 0
+rounds = 1
+
+[[workload]]
+workload = "matmul:M=64,N=48,K=32"
+baselines = ["cublas"]
+SUITE
+run sweep gpu.toml --db s.db --min-round-ms 5 --threads 1
+expect '^cublas +- .*unavailable: cuBLAS runs on a cuda target, not llvm'
+if "$temper" devices | grep -Eq '^  cuda +cuda -arch=sm_[0-9]+ -device=0 '; then
+  run sweep gpu.toml --db s.db --target cuda --min-round-ms 5
+  expect '^cublas +([0-9.]+ .*cuBLAS [0-9.]+ sgemm on |- .*unavailable: .*not built)'
+else
+  # Temper's own cuda kernels fail here too, so the sweep exits 1: its output is what counts.
+  out="$("$temper" sweep gpu.toml --db s.db --target cuda --min-round-ms 5 2>&1)"
+  echo "$out"
+  expect '^cublas +- .*unavailable: .*(not built|no CUDA device|libcuda)'
+fi
+[[ $(count s.db "SELECT count(*) FROM sweep_results WHERE sweep = 'gpu' AND contender = 'cublas'") == 2 ]] ||
+  fail "the cuBLAS results were not kept"
+
 # Refusals, before the log is touched.
 before="$(md5sum <s.db)"
 printf 'name = "bad"\n[[workload]]\nworkload = "matmul:M=4,N=4,K=4"\nbaselines = ["mkl"]\n' >unknown_baseline.toml
@@ -91,7 +117,7 @@ must_fail 'missing --db FILE' sweep suite.toml
 must_fail '--rounds must be at least 1' sweep suite.toml --db s.db --rounds 0
 [[ $(md5sum <s.db) == "$before" ]] || fail "a refused sweep changed the log"
 cp s.db future.db
-printf '\x00\x00\x00\x07' | dd of=future.db bs=1 seek=60 conv=notrunc status=none
+printf '\x00\x00\x00\x63' | dd of=future.db bs=1 seek=60 conv=notrunc status=none
 future_before="$(md5sum <future.db)"
 must_fail 'future.db was written by a newer Temper' sweep suite.toml --db future.db
 [[ $(md5sum <future.db) == "$future_before" ]] || fail "future.db was changed"

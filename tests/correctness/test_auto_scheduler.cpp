@@ -149,6 +149,7 @@ TEST(AutoTune, LogsReplayableRecordsThatApplyHistoryBestBuilds) {
   std::set<std::string> programs;
   for (size_t i = 0; i < records.size(); ++i) {
     EXPECT_TRUE(records[i].config.is_null());
+    EXPECT_EQ(records[i].tuner, "xgb");  // the cost model that guided the search
     Schedule s = Trace::from_json(records[i].trace).replay(space.op().func);
     bool is_new = programs.insert(to_string(s.func())).second;
     EXPECT_EQ(is_new, i < 12) << "record " << i << ": a trial measured a program again, or a re-measurement a new one";

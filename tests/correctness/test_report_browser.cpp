@@ -85,7 +85,8 @@ const char* kInspector = R"html(<!doctype html><html><body>
 <iframe id="page" src="report.html" style="width:1400px;height:3000px"></iframe>
 <script>
 document.getElementById('page').addEventListener('load', () => {
-  const doc = document.getElementById('page').contentDocument;
+  const win = document.getElementById('page').contentWindow;
+  const doc = win.document;
   doc.querySelectorAll('details').forEach(d => { d.open = true; });
   setTimeout(() => {
     const out = {rendered: doc.body.dataset.rendered || null, canvases: [], rows: []};
@@ -93,7 +94,9 @@ document.getElementById('page').addEventListener('load', () => {
       const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
       let painted = 0;
       for (let i = 3; i < px.length; i += 4) if (px[i] !== 0) painted++;
-      out.canvases.push({chart: c.dataset.chart || '', width: c.width, height: c.height, painted: painted});
+      const chart = win.Chart && win.Chart.getChart(c);
+      out.canvases.push({chart: c.dataset.chart || '', width: c.width, height: c.height, painted: painted,
+                         lines: chart ? chart.data.datasets.map(d => d.label) : []});
     });
     out.tableRows = {};
     ['sweeps-table', 'models-table', 'model-tasks-table'].forEach(id => {
@@ -180,6 +183,7 @@ class ReportBrowser : public tuning_db::log_testing::TempDirTest {
         r.target = machine;
         r.trace = trace_of(s);
         r.config = s % 3 == 2 ? json(nullptr) : json{{"tile", s}};  // every third from the auto-scheduler
+        r.tuner = s % 3 == 0 ? "ga" : "xgb";                           // the templates' by two tuners
         r.timestamp = clock += 2;
         r.temper_version = "0.1.0";
         if (s == 4 || s == 7) {
@@ -257,10 +261,17 @@ TEST_F(ReportBrowser, ThePageDrawsEveryChartWithoutErrorsAndShowsTheLogsValues) 
   size_t expected_charts = 1 + 1 + 3 * std::size(kModelTasks) * 2;
   ASSERT_EQ(result["canvases"].size(), expected_charts) << result["canvases"].dump();
   EXPECT_EQ(result["rendered"], std::to_string(expected_charts));
+  int curves = 0;
   for (const json& c : result["canvases"]) {
     EXPECT_GT(c["width"].get<int>(), 0) << c["chart"];
     EXPECT_GT(c["painted"].get<int>(), 500) << "chart " << c["chart"] << " drew nothing";
+    if (c["chart"].get<std::string>().starts_with("curve-")) {
+      ++curves;
+      // One line per tuner, by name.
+      EXPECT_EQ(c["lines"], json({"auto-scheduler (xgb)", "template (ga)", "template (xgb)"})) << c["chart"];
+    }
   }
+  EXPECT_EQ(curves, static_cast<int>(2 * std::size(kModelTasks) * 2));
 
   // The sweeps: 6 contenders on each machine; the model's estimate on each; its 2 tasks on each.
   EXPECT_EQ(result["tableRows"]["sweeps-table"], 12);

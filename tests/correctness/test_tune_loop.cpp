@@ -64,6 +64,7 @@ TEST(TuneLoop, LogsEveryTrialMeasuringTheDefaultConfigFirst) {
     EXPECT_EQ(rec.costs.size(), 2u);
     EXPECT_EQ(rec.target.target, kTarget.to_string());
     EXPECT_FALSE(rec.trace.is_null());
+    EXPECT_EQ(rec.tuner, "random");  // re-measurements too: the job's tuner found them
   }
   ASSERT_TRUE(r.best.has_value());
   EXPECT_EQ(*r.best, job.db.top_k(r.best->workload, kTarget.to_string(), 1).at(0));

@@ -160,10 +160,12 @@ TEST_F(MachineProbeLog, ModelChoicesRoundTripThroughTheFileInCommitOrder) {
 
 TEST_F(MachineProbeLog, ASchema4LogHasNoModelChoicesUntilOpenedForWriting) {
   TuningRecord record = matmul_record();
-  // A log as schema 4 left it: this Temper's log without the table schema 5 adds.
+  // A log as schema 4 left it: this Temper's log without what schemas 5 and 6 add.
   std::string path = file("v4.db");
   { SQLiteDatabase(path).commit_record(record); }
-  sqlite_exec(path, "PRAGMA journal_mode = DELETE; DROP TABLE model_choices; PRAGMA user_version = 4");
+  sqlite_exec(path,
+              "PRAGMA journal_mode = DELETE; DROP TABLE model_choices; ALTER TABLE records DROP COLUMN tuner; "
+              "PRAGMA user_version = 4");
   {
     SQLiteDatabase db(path, OpenMode::ReadOnly);
     EXPECT_EQ(db.stats().schema_version, 4);

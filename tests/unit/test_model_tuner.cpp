@@ -116,6 +116,7 @@ TEST(ModelTuner, NeverProposesAConfigTwiceNorAVisitedOne) {
   for (bool small : {true, false}) {
     ConfigSpace space = small ? small_space() : planted_space();
     std::unique_ptr<ModelTuner> tuner = planted_tuner(space, 3);
+    EXPECT_EQ(tuner->name(), "xgb");  // its model's kind, as its records name it
     std::set<int64_t> marked = {0, 5, 77, 140};
     for (int64_t i : marked) tuner->mark_visited(space.get(i));
     std::set<int64_t> seen;

@@ -142,6 +142,41 @@ TEST_F(ReportData, TheCurveStepsWhereEachSearchKindsBestImproves) {
   EXPECT_EQ(curve["auto-scheduler"][0][1], 20.0);
 }
 
+// Two jobs on one log, ga then xgb, beside the records of an older Temper that named no
+// tuner: one line per tuner, its trials counted among its own records.
+TEST(ReportDataTuners, EachTunerHasItsOwnCurveAndOlderRecordsTheirSearchKind) {
+  tuning_db::MemoryDatabase log;
+  auto by = [](const std::string& tuner, TuningRecord r) {
+    r.tuner = tuner;
+    return r;
+  };
+  log.commit_records({
+      record(kZen, 1, true, {4e-3}, 100),                     // before schema 6: no tuner
+      by("ga", record(kZen, 2, true, {3e-3}, 200)),           // ga's trial 1
+      by("ga", record(kZen, 3, true, {3.5e-3}, 201)),         // ga's trial 2: not better
+      by("xgb", record(kZen, 4, true, {2e-3}, 300)),          // xgb's trial 1
+      by("ga", record(kZen, 5, true, {2.5e-3}, 301)),         // ga's trial 3: better
+      by("xgb", record(kZen, 6, false, {1e-3}, 400)),         // the auto-scheduler under xgb
+  });
+  json data = report_data(log, {});
+  const json& result = result_on(data["workloads"][0], 0);
+  const json& curve = result["curve"];
+  auto g = [](double seconds) { return kMatmulFlops / seconds / 1e9; };
+  EXPECT_EQ(curve.size(), 4u) << curve.dump();
+  ASSERT_EQ(curve["template"].size(), 1u);
+  ASSERT_EQ(curve["template (ga)"].size(), 2u);
+  EXPECT_EQ(curve["template (ga)"][0][0], 1);
+  EXPECT_DOUBLE_EQ(curve["template (ga)"][0][2].get<double>(), g(3e-3));
+  EXPECT_EQ(curve["template (ga)"][1][0], 3);
+  EXPECT_EQ(curve["template (ga)"][1][1], 201.0);
+  EXPECT_DOUBLE_EQ(curve["template (ga)"][1][2].get<double>(), g(2.5e-3));
+  ASSERT_EQ(curve["template (xgb)"].size(), 1u);
+  EXPECT_EQ(curve["template (xgb)"][0][0], 1);
+  EXPECT_EQ(curve["template (xgb)"][0][1], 200.0);
+  ASSERT_EQ(curve["auto-scheduler (xgb)"].size(), 1u);
+  EXPECT_EQ(result["spread"][0]["kind"], "auto-scheduler (xgb)");
+}
+
 TEST_F(ReportData, TheSpreadListsTheRankedSchedulesRepeats) {
   json data = report_data(log_, options_);
   const json& spread = result_on(data["workloads"][0], 0)["spread"];

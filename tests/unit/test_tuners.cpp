@@ -88,6 +88,11 @@ TEST_P(EveryTuner, NeverProposesVisitedConfigs) {
   for (int64_t i : drain(*tuner, 4, true)) EXPECT_EQ(marked.count(i), 0u) << "proposed visited config " << i;
 }
 
+TEST_P(EveryTuner, IsNamedAsMakeTunerTakesIt) {
+  ConfigSpace space = small_space();
+  EXPECT_EQ(make_space_tuner(GetParam(), space, 1)->name(), GetParam());
+}
+
 TEST_P(EveryTuner, SameSeedSameProposals) {
   ConfigSpace space = small_space();
   std::unique_ptr<Tuner> a = make_space_tuner(GetParam(), space, 11);

@@ -200,7 +200,7 @@ TEST(SQLiteDatabase, RecordsPersistAcrossReopeningAndAnEmptyFileBecomesALog) {
   SQLiteDatabase db(path);
   EXPECT_EQ(db.size(), 1);
   EXPECT_EQ(db.top_k(kMatmul, "llvm", 1).at(0).config["tile_i"], 1);
-  EXPECT_EQ(sqlite_schema_version(), 5);
+  EXPECT_EQ(sqlite_schema_version(), 6);
 }
 
 TEST(JsonLines, ExportImportRoundTripAndImportAdds) {

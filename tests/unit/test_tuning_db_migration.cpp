@@ -1,6 +1,7 @@
 // The tuning log's schema 2 (a GPU target's fingerprint names its device): a log written
 // by schema 1 is read as it is when opened read-only, and migrated in place, keeping every
 // record, when opened for writing; records that differ only in their device are told apart.
+// Schema 6's record tuner: "" for the records of older logs, kept for new ones, carried by JSON.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -106,7 +107,10 @@ void expect_the_schema_1_records(const std::vector<TuningRecord>& records) {
   EXPECT_EQ(records[1].error_message, "it went wrong");
   EXPECT_TRUE(std::isnan(records[1].mean));
   EXPECT_EQ(records[2].timestamp, 1700000003);
-  for (const TuningRecord& r : records) EXPECT_EQ(r.target.device, "");
+  for (const TuningRecord& r : records) {
+    EXPECT_EQ(r.target.device, "");
+    EXPECT_EQ(r.tuner, "");  // no record named its tuner before schema 6
+  }
 }
 
 TEST_F(TuningDbMigration, ASchema1LogOpenedReadOnlyIsReadAsItIs) {
@@ -130,19 +134,23 @@ TEST_F(TuningDbMigration, ASchema1LogOpenedForWritingIsMigratedKeepingEveryRecor
   {
     SQLiteDatabase db(path_);
     expect_the_schema_1_records(db.all_records());
-    EXPECT_EQ(db.stats().schema_version, 5);
+    EXPECT_EQ(db.stats().schema_version, 6);
     EXPECT_TRUE(db.probes().empty());
     EXPECT_TRUE(db.sweep_results().empty());
     EXPECT_TRUE(db.model_choices().empty());
     // The ids stayed: a record of the migrated CPU target shares its row.
-    db.commit_record(make_record(kCpu, 5e-4, 4));
+    TuningRecord by_ga = make_record(kCpu, 5e-4, 4);
+    by_ga.tuner = "ga";
+    db.commit_record(by_ga);
     EXPECT_EQ(db.stats().targets.size(), 2u);
   }
-  EXPECT_EQ(user_version(path_), 5);
+  EXPECT_EQ(user_version(path_), 6);
   SQLiteDatabase db(path_, OpenMode::ReadOnly);
   std::vector<TuningRecord> records = db.all_records();
   ASSERT_EQ(records.size(), 4u);
   EXPECT_EQ(records[3].target, kCpu);
+  EXPECT_EQ(records[3].tuner, "ga");
+  EXPECT_EQ(records[0].tuner, "");
   EXPECT_EQ(db.top_k(kMatmul, "llvm -mcpu=native", 1).at(0).mean, 5e-4);
 }
 
@@ -162,6 +170,23 @@ TEST_F(TuningDbMigration, RecordsOfOneTargetOnTwoDevicesKeepTheirDevices) {
   ASSERT_EQ(stats.targets.size(), 4u);
   EXPECT_EQ(stats.targets[2].target.device, old_driver.device);
   EXPECT_EQ(stats.targets[3].target.device, new_driver.device);
+}
+
+TEST(TuningRecordTuner, JsonCarriesTheTunerAndOlderExportsReadWithout) {
+  TuningRecord r = make_record(kCpu, 1e-4, 1);
+  r.tuner = "xgb";
+  nlohmann::json json = record_to_json(r);
+  EXPECT_EQ(json["tuner"], "xgb");
+  EXPECT_EQ(record_from_json(json), r);
+  json.erase("tuner");
+  EXPECT_EQ(record_from_json(json).tuner, "");
+  json["tuner"] = nlohmann::json::array();
+  try {
+    record_from_json(json);
+    FAIL() << "a tuner that is not a string was accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("'tuner' must be a string"), std::string::npos) << e.what();
+  }
 }
 
 TEST(TuningRecordDevice, JsonCarriesTheDeviceAndOlderExportsReadWithout) {
