@@ -2,9 +2,12 @@
 // schedule (one parallel loop over the rows, ops/cpu_schedules.cpp), its schedule of one
 // loop nest per stage (schedule_cpu_tiled, the default before), oneDNN's primitive, and a
 // memory-bandwidth bound measured here: a parallel copy of the input to the output, the
-// least traffic any kernel of the op has. Rounds interleave the contenders; each result is
-// checked against the op's reference before its time counts. Prints medians, GB/s of the
-// op's traffic (input read once, output written once) and ratios.
+// least traffic any kernel of the op has, in whichever caches hold it between runs. Beside
+// it, the op's traffic at the memory bandwidth the machine probe measures (reading an array
+// far larger than the last-level cache): the bound where the op's data comes from DRAM.
+// Rounds interleave the contenders; each result is checked against the op's reference
+// before its time counts. Prints medians, GB/s of the op's traffic (input read once,
+// output written once) and ratios.
 //
 //   row_ops [--rounds N] [--threads N]
 #include <omp.h>
@@ -23,6 +26,7 @@
 #include "compiler/ops/op_data.h"
 #include "compiler/runtime/c_runtime_api.h"
 #include "compiler/runtime/timer.h"
+#include "measure/machine_probe.h"
 
 namespace temper::bench {
 namespace {
@@ -45,7 +49,7 @@ void check(const std::string& who, const NDArray& got, const NDArray& expected) 
   if (!c.ok()) throw UserError(str(who, " disagrees with the reference: ", c.message));
 }
 
-void run_workload(const std::string& workload, int rounds, int threads) {
+void run_workload(const std::string& workload, int rounds, int threads, double memory_gbs) {
   ops::OpInstance op = ops::instantiate(ops::Workload::parse(workload));
   ops::OpData data = ops::make_op_data(op, 1);
   const NDArray& expected = data.expected.front();
@@ -98,11 +102,14 @@ void run_workload(const std::string& workload, int rounds, int threads) {
   double library = median(contenders[2].seconds);
   std::printf("%s  (%lld rows of %lld, oneDNN %s)\n", workload.c_str(), static_cast<long long>(rows),
               static_cast<long long>(row_length), onednn.implementation().c_str());
+  double memory_bound = traffic / (memory_gbs * 1e9);
   for (const Contender& c : contenders) {
     double s = median(c.seconds);
-    std::printf("  %-18s %8.4f ms  %6.1f GB/s  vs copy %5.2fx  vs oneDNN %5.2fx\n", c.name.c_str(), s * 1e3,
-                traffic / s / 1e9, s / bound, s / library);
+    std::printf("  %-18s %8.4f ms  %6.1f GB/s  vs copy %5.2fx  vs memory %5.2fx  vs oneDNN %5.2fx\n", c.name.c_str(),
+                s * 1e3, traffic / s / 1e9, s / bound, s / memory_bound, s / library);
   }
+  std::printf("  %-18s %8.4f ms  %6.1f GB/s  (the op's traffic at the probe's memory bandwidth)\n", "memory (bound)",
+              memory_bound * 1e3, memory_gbs);
   std::fflush(stdout);
 }
 
@@ -126,8 +133,10 @@ int main(int argc, char** argv) {
   temper_set_num_threads(threads);
   try {
     double load = bench::wait_for_idle_cpu();
-    std::printf("row_ops: %d rounds interleaved, %d threads, load %.2f before; medians\n", rounds, threads, load);
-    for (const char* w : bench::kWorkloads) bench::run_workload(w, rounds, threads);
+    double memory_gbs = measure::measure_memory_bandwidth(threads);
+    std::printf("row_ops: %d rounds interleaved, %d threads, load %.2f before; medians; memory %.1f GB/s\n", rounds,
+                threads, load, memory_gbs);
+    for (const char* w : bench::kWorkloads) bench::run_workload(w, rounds, threads, memory_gbs);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "row_ops: error: %s\n", e.what());
     return 1;

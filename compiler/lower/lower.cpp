@@ -15,6 +15,7 @@
 #include "compiler/lower/remove_no_op.h"
 #include "compiler/lower/simplify.h"
 #include "compiler/lower/storage_rewrite.h"
+#include "compiler/lower/tree_reduce_lanes.h"
 #include "compiler/lower/unroll_loops.h"
 #include "compiler/lower/vectorize_loops.h"
 
@@ -74,6 +75,9 @@ PrimFunc lower(const PrimFunc& input, const LowerOptions& opts) {
   // After partitioning, so that main parts are free of guards and vectorize.
   f = vectorize_loops(f);
   log("vectorize_loops", f);
+  // Before unrolling, which would dissolve the lanes' serial reduction loops it matches.
+  f = tree_reduce_lanes(f);
+  log("tree_reduce_lanes", f);
   // After vectorizing: unrolled copies then repeat vector statements.
   f = unroll_loops(f);
   log("unroll_loops", f);

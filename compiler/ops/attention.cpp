@@ -89,14 +89,16 @@ te::Tensor attention(const te::Tensor& q, const te::Tensor& k, const te::Tensor&
   te::Tensor product = te::compute(
       shape_exprs({B, S, E}, op), [&](Var b, Var i, Var d) { return te::sum(e(b, i, rj) * v_at(b, rj, d), {rj}); },
       name + "_product");
+  // One division per row (hoisted out of the row's loop), a multiply per element.
+  Expr one = make_const(q.dtype(), 1.0);
   if (heads > 0) {
     Expr h = index_const(heads);
     return te::compute(
         shape_exprs({B / heads, S, heads, E}, op),
-        [&](Var n, Var i, Var hh, Var d) { return product(n * h + hh, i, d) / row_sum(n * h + hh, i); }, name);
+        [&](Var n, Var i, Var hh, Var d) { return product(n * h + hh, i, d) * (one / row_sum(n * h + hh, i)); }, name);
   }
   return te::compute(
-      shape_exprs({B, S, E}, op), [&](Var b, Var i, Var d) { return product(b, i, d) / row_sum(b, i); }, name);
+      shape_exprs({B, S, E}, op), [&](Var b, Var i, Var d) { return product(b, i, d) * (one / row_sum(b, i)); }, name);
 }
 
 }  // namespace temper::ops

@@ -48,9 +48,12 @@ te::Tensor softmax(const te::Tensor& x, int64_t axis, const std::string& name) {
   te::Tensor row_sum = te::compute(
       shape_exprs(reduced, op), [&](const std::vector<Var>& i) { return te::sum(e(with_axis(i, k)), {k}); },
       name + "_sum");
+  // One division per row, then a multiply per element: a vector division costs several
+  // multiplies' throughput, and the reciprocal is hoisted out of the row's loop.
+  Expr one = make_const(x.dtype(), 1.0);
   return te::compute(
       shape_exprs(shape, op),
-      [&](const std::vector<Var>& i) { return e(as_exprs(i)) / row_sum(reduced_index(i, ax, ax)); }, name);
+      [&](const std::vector<Var>& i) { return e(as_exprs(i)) * (one / row_sum(reduced_index(i, ax, ax))); }, name);
 }
 
 te::Tensor layer_norm(const te::Tensor& x, const te::Tensor& gamma, const te::Tensor& beta, int64_t axis, double eps,

@@ -18,7 +18,7 @@ std::string ir_of(const std::string& workload) {
 
 #define EXPECT_CONTAINS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
 
-TEST(SoftmaxDefinition, FourStagesMaxExpSumDivide) {
+TEST(SoftmaxDefinition, FourStagesMaxExpSumThenTimesTheSumsReciprocal) {
   std::string ir = ir_of("softmax:shape=2x5,axis=1");
   EXPECT_CONTAINS(ir,
                   "allocate softmax_max: float32[2, 1]\n  allocate softmax_exp: float32[2, 5]\n"
@@ -26,7 +26,7 @@ TEST(SoftmaxDefinition, FourStagesMaxExpSumDivide) {
   EXPECT_CONTAINS(ir, "softmax_max[vi, vj] = max(softmax_max[vi, vj], X[vi, vrk])");
   EXPECT_CONTAINS(ir, "softmax_exp[vi_1, vj_1] = exp(X[vi_1, vj_1] - softmax_max[vi_1, 0])");
   EXPECT_CONTAINS(ir, "softmax_sum[vi_2, vj_2] = softmax_sum[vi_2, vj_2] + softmax_exp[vi_2, vrk_1]");
-  EXPECT_CONTAINS(ir, "softmax[vi_3, vj_3] = softmax_exp[vi_3, vj_3] / softmax_sum[vi_3, 0]");
+  EXPECT_CONTAINS(ir, "softmax[vi_3, vj_3] = softmax_exp[vi_3, vj_3] * (1.0f / softmax_sum[vi_3, 0])");
   // Stages in that order.
   EXPECT_LT(ir.find("block softmax_max"), ir.find("block softmax_exp"));
   EXPECT_LT(ir.find("block softmax_exp"), ir.find("block softmax_sum"));
