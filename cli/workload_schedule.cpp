@@ -54,7 +54,16 @@ ChosenSchedule make_schedule(const ops::Workload& workload, const ops::OpInstanc
     } catch (const nlohmann::json::exception& e) {
       throw UserError(str("trace file '", choice.trace_file, "' is not valid JSON: ", e.what()));
     }
-    return {{Trace::from_json(json).replay(op.func), nullptr}, "trace " + choice.trace_file};
+    try {
+      return {{Trace::from_json(json).replay(op.func), nullptr}, "trace " + choice.trace_file};
+    } catch (const ScheduleError& e) {
+      // A template config that re-expresses the op (B packed into panels, a blocked conv
+      // layout) schedules another function than the op's own, which its trace alone cannot name.
+      throw UserError(str("trace file '", choice.trace_file, "' does not replay on ", op.func.name,
+                          "'s definition: ", e.what(),
+                          ". A trace of a template config that re-expresses the op (B in panels, a blocked "
+                          "layout) replays only with its config: apply its record with --db LOG"));
+    }
   }
   // On a GPU nothing runs outside bound loops: the naive schedule is one thread per output element.
   if (choice.schedule == "naive") {

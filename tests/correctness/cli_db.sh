@@ -16,7 +16,9 @@ cd "$work" || exit 1
 W=matmul:M=64,N=48,K=32,transpose_a=0,transpose_b=0,dtype=float32
 W8=matmul:M=8,N=8,K=8,transpose_a=0,transpose_b=0,dtype=float32
 LLVM="llvm -mcpu=native"
-run run "$W" --repeat 1 --min-repeat-ms 1 --save-trace trace.json
+# The naive schedule's trace: the default's reads B packed into panels, a re-expression of
+# the op that a trace alone does not replay (a config does).
+run run "$W" --schedule naive --repeat 1 --min-repeat-ms 1 --save-trace trace.json
 trace="$(tr -d '\n' <trace.json)"
 # The template's default config of W, as a tuning job logs it: import replays every
 # valid record's config, so the records below carry it, tagged ("tile") to tell them apart.
@@ -74,6 +76,11 @@ expect '^ +best measured on Test CPU, 2 cores, LLVM 19.1.7, avx2 fma$'
 expect '^wrote the best trace to best.json'
 run run "$W" --trace best.json --repeat 1 --min-repeat-ms 1
 expect '^check +ok'
+# The default's trace reads B in panels: a trace alone does not replay it, and the error
+# says what does.
+run run "$W" --repeat 1 --min-repeat-ms 1 --save-trace default_trace.json
+must_fail "does not replay on matmul's definition.*replays only with its config: apply its record with --db LOG" \
+  run "$W" --trace default_trace.json
 run db best "$W" --db log.db
 expect '^target +llvm -mcpu=native '
 expect '^target +c +\(1 record, 1 valid\)$'

@@ -51,26 +51,33 @@ Config with_knob(const Config& c, const std::string& knob, const json& value) {
 
 class GemmTemplateDefaults : public ::testing::TestWithParam<const char*> {};
 
-// B stored [N, K] is transposed by default when it is dense's (constant) weight or when
-// more than one row tile reads a panel; with B read as stored ("NK"), the default is the
-// op's hand-written schedule, as it is for B stored [K, N].
+// dense's weight and matmul's [K, N] B are packed once into panels by default, read
+// without per-panel copies; matmul's B stored [N, K] is transposed when more than one row
+// tile reads a panel. Apart from B's layout (and the panel copies), the default is the
+// op's hand-written schedule.
 TEST_P(GemmTemplateDefaults, DefaultConfigIsTheExpertScheduleAndCorrect) {
   std::unique_ptr<Task> task = task_of(GetParam());
   Config c = task->default_config();
   EXPECT_TRUE(task->space().is_valid(c)) << c.to_string() << ": " << task->space().why_invalid(c);
+  bool dense = task->workload().op == "dense";
+  bool matmul_kn = task->workload().op == "matmul" && !b_stored_transposed(*task);
   Config expert = c;
-  if (b_stored_transposed(*task)) {
-    bool dense = task->workload().op == "dense";
+  if (dense || matmul_kn) {
+    EXPECT_EQ(c.knob_string("b_layout"), "panels");
+    EXPECT_FALSE(c["pack_b"].get<bool>());
+    ops::GemmTiling tiling = ops::GemmTiling::for_target(host(), task->workload().get_int("M"),
+                                                         task->workload().get_int("N"));
+    expert = with_knob(with_knob(c, "b_layout", dense ? "NK" : "KN"), "pack_b", tiling.pack_b);
+  } else if (b_stored_transposed(*task)) {
     bool one_row_tile = task->workload().get_int("M") <= c.knob_int("mr");
-    // dense packs its constant weight once: into panels for one row tile, else [K, N].
-    const char* expected = dense ? (one_row_tile ? "panels" : "KN") : (one_row_tile ? "NK" : "KN");
-    EXPECT_EQ(c.knob_string("b_layout"), expected);
+    EXPECT_EQ(c.knob_string("b_layout"), one_row_tile ? "NK" : "KN");
     expert = with_knob(c, "b_layout", "NK");
-    // The other layouts compute the same.
-    for (const char* other : {"KN", "NK", "panels"}) {
-      if (other != c.knob_string("b_layout") && (dense || std::string(other) != "panels")) {
-        expect_correct(*task, with_knob(c, "b_layout", other));
-      }
+  }
+  // The other layouts compute the same.
+  for (const Knob& knob : c.space().knobs()) {
+    if (knob.name != "b_layout") continue;
+    for (const json& other : knob.choices) {
+      if (other != c.knob_string("b_layout")) expect_correct(*task, with_knob(c, "b_layout", other));
     }
   }
   EXPECT_EQ(task->apply(expert).trace().to_json(), ops::schedule_cpu_default(task->op(), host()).trace().to_json());
@@ -90,7 +97,7 @@ TEST(GemmTemplate, SpaceOfALargeMatmulOnAvx2) {
   EXPECT_EQ(space.knob("b_layout").choices, (std::vector<json>{"KN", "panels"}));
   EXPECT_EQ(space.size(), 12 * 3 * 4 * 2 * 2 * 2);
   EXPECT_EQ(task->default_config().to_json()["knobs"],
-            json::parse(R"({"mr": 6, "nr": 16, "unroll_k": 1, "pack_b": true, "parallel": true, "b_layout": "KN"})"));
+            json::parse(R"({"mr": 6, "nr": 16, "unroll_k": 1, "pack_b": false, "parallel": true, "b_layout": "panels"})"));
 
   // 16 ymm registers: 6 x 16 needs 12 accumulators + 2 B vectors + 1 broadcast; 8 x 16 needs 19.
   Config big = space.from_json(
@@ -109,11 +116,15 @@ TEST(GemmTemplate, DefaultFollowsTheTargetsVectorWidth) {
   EXPECT_EQ(avx512->default_config().knob_int("mr"), 8);
   EXPECT_EQ(avx512->default_config().knob_int("nr"), 32);
   EXPECT_EQ(avx512->space().knob("nr").choices, (std::vector<json>{16, 32, 64}));
-  // Up to 128 rows read each panel in place, more copy it first. One row tile: dense's
-  // constant weight is packed once into contiguous panels; with several row tiles
-  // transposed once (KN). Another B stored [N, K] is transposed only for several row tiles.
-  EXPECT_TRUE(avx512->default_config()["pack_b"].get<bool>());
-  EXPECT_FALSE(task_of("matmul:M=128,N=1536,K=384", Target::parse("llvm -mcpu=skylake-avx512"))
+  // A constant 2-D B is packed once into contiguous panels, which no row tile copies.
+  // Another B stored [N, K] is transposed only for several row tiles, and up to 128 rows
+  // read each panel in place, more copy it first.
+  EXPECT_FALSE(avx512->default_config()["pack_b"].get<bool>());
+  EXPECT_EQ(avx512->default_config().knob_string("b_layout"), "panels");
+  EXPECT_TRUE(task_of("matmul:M=1024,N=1024,K=1024,transpose_b=1", Target::parse("llvm -mcpu=skylake-avx512"))
+                  ->default_config()["pack_b"]
+                  .get<bool>());
+  EXPECT_FALSE(task_of("matmul:M=128,N=1536,K=384,transpose_b=1", Target::parse("llvm -mcpu=skylake-avx512"))
                    ->default_config()["pack_b"]
                    .get<bool>());
   std::unique_ptr<Task> narrow = task_of("dense:M=3,N=7,K=2", Target::parse("llvm -mcpu=haswell"));
@@ -121,7 +132,7 @@ TEST(GemmTemplate, DefaultFollowsTheTargetsVectorWidth) {
       narrow->default_config().to_json()["knobs"],
       json::parse(R"({"mr": 3, "nr": 7, "unroll_k": 1, "pack_b": false, "parallel": true, "b_layout": "panels"})"));
   EXPECT_EQ(task_of("dense:M=7,N=7,K=2", Target::parse("llvm -mcpu=haswell"))->default_config().knob_string("b_layout"),
-            "KN");
+            "panels");
   EXPECT_FALSE(task_of("dense:M=7,N=7,K=2", Target::parse("llvm -mcpu=haswell"))->default_config()["pack_b"].get<bool>());
   EXPECT_EQ(task_of("matmul:M=3,N=7,K=2,transpose_b=1", Target::parse("llvm -mcpu=haswell"))
                 ->default_config()

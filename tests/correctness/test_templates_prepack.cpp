@@ -107,7 +107,7 @@ TEST(PrepackTemplates, MatmulWithBInPanelsIsCorrect) {
 }
 
 TEST(PrepackTemplates, DefaultConfigsPackWhereApplyPacks) {
-  // ResNet-18's last 3x3 layer and a BERT-base projection: both defaults pack.
+  // ResNet-18's last 3x3 layer, a dense layer and a BERT-base projection: their defaults pack.
   std::unique_ptr<Task> conv = task_of("conv2d:N=1,C=64,H=7,W=7,K=64,R=3,S=3,pad=1");
   std::optional<PrepackedSchedule> p = conv->apply_prepacked(conv->default_config());
   ASSERT_TRUE(p.has_value());
@@ -121,11 +121,15 @@ TEST(PrepackTemplates, DefaultConfigsPackWhereApplyPacks) {
   EXPECT_NE(to_string(p->pack.func()).find("block weight_pack"), std::string::npos);
 
   std::unique_ptr<Task> dense = task_of("dense:M=16,N=64,K=32");
-  ASSERT_EQ(dense->default_config().knob_string("b_layout"), "KN");
+  ASSERT_EQ(dense->default_config().knob_string("b_layout"), "panels");
   p = dense->apply_prepacked(dense->default_config());
   ASSERT_TRUE(p.has_value());
   EXPECT_EQ(p->pack.func().name, "dense_W_pack");
   expect_prepacked_correct(*dense, dense->default_config());
+
+  std::unique_ptr<Task> projection = task_of("matmul:M=128,N=768,K=768");
+  ASSERT_EQ(projection->default_config().knob_string("b_layout"), "panels");
+  EXPECT_TRUE(projection->apply_prepacked(projection->default_config()).has_value());
 }
 
 TEST(PrepackTemplates, ConfigsThatPackNothingGiveNullopt) {
@@ -133,9 +137,9 @@ TEST(PrepackTemplates, ConfigsThatPackNothingGiveNullopt) {
   EXPECT_FALSE(conv->apply_prepacked(with_knob(*conv, conv->default_config(), "layout", "NCHW")).has_value());
   std::unique_ptr<Task> dense = task_of("dense:M=12,N=40,K=16");
   EXPECT_FALSE(dense->apply_prepacked(with_knob(*dense, dense->default_config(), "b_layout", "NK")).has_value());
-  // B stored [K, N]: nothing to transpose.
+  // B stored [K, N] and read as stored: nothing to pack.
   std::unique_ptr<Task> matmul = task_of("matmul:M=16,N=32,K=16");
-  EXPECT_FALSE(matmul->apply_prepacked(matmul->default_config()).has_value());
+  EXPECT_FALSE(matmul->apply_prepacked(with_knob(*matmul, matmul->default_config(), "b_layout", "KN")).has_value());
   // No hook.
   std::unique_ptr<Task> depthwise = task_of("depthwise_conv2d:N=1,C=8,H=12,W=12,R=3,S=3,pad=1");
   EXPECT_FALSE(depthwise->tmpl().prepacked);

@@ -55,23 +55,57 @@ class MathEmitter {
     return b_.CreateBitCast(b_.CreateShl(b_.CreateAdd(n, i(127)), i(23)), type_);
   }
 
+  // exp(x) = 2^n exp(r), n = round(x / ln 2), |r| <= ln2/2: exp(r) as 1 + r + r^2 P(r).
   llvm::Value* exp(llvm::Value* x) {
-    // exp(x) = 2^n exp(r), n = round(x / ln 2), |r| <= ln2/2. Clamped where exp(x) is
-    // already inf (x > 88.73) or 0 (x < -103.98), so that n stays in [-150, 128].
+    // Where every lane has |x| <= 87 (or is nan), n is in [-126, 126] and 2^n one normal
+    // float: one multiply scales, rounding only where the result is denormal. A lane beyond
+    // (a softmax's masked keys, -1e4 or -inf) sends the whole vector down the full range's
+    // path, which clamps and scales in two factors. The branch needs the builder at the end
+    // of its block, as the code generator leaves it; anywhere else the full path runs alone.
+    llvm::BasicBlock* here = b_.GetInsertBlock();
+    if (!here || !here->getParent() || b_.GetInsertPoint() != here->end()) return exp_full_range(x);
+    llvm::Value* fast = b_.CreateFMul(exp_mantissa(x), power_of_two(exp_exponent(x)));
+    llvm::Value* beyond = b_.CreateFCmpOGT(intrinsic(llvm::Intrinsic::fabs, {x}), f(87.0f));
+    if (beyond->getType()->isVectorTy()) beyond = b_.CreateOrReduce(beyond);
+    llvm::Function* fn = here->getParent();
+    llvm::BasicBlock* full = llvm::BasicBlock::Create(b_.getContext(), "exp.full_range", fn);
+    llvm::BasicBlock* join = llvm::BasicBlock::Create(b_.getContext(), "exp.join", fn);
+    b_.CreateCondBr(beyond, full, join);
+    b_.SetInsertPoint(full);
+    llvm::Value* slow = exp_full_range(x);
+    llvm::BasicBlock* full_end = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+    llvm::PHINode* result = b_.CreatePHI(type_, 2, "exp");
+    result->addIncoming(fast, here);
+    result->addIncoming(slow, full_end);
+    return result;
+  }
+
+  // Every x: clamped where exp(x) is already inf (x > 88.73) or 0 (x < -103.98), so that n
+  // stays in [-150, 128], and 2^n in two factors, one alone not reaching the denormal
+  // results of n < -126.
+  llvm::Value* exp_full_range(llvm::Value* x) {
     llvm::Value* xc = at_most(at_least(x, -104.0f), 89.0f);
-    // Rounding by adding 1.5 * 2^23: the sum's low mantissa bits are n.
-    constexpr float kRound = 12582912.0f;
-    llvm::Value* t = mul_add(xc, f(1.44269504f), f(kRound));
-    llvm::Value* n = b_.CreateFSub(t, f(kRound));
-    llvm::Value* r = mul_add(n, f(-kLn2Hi), xc);
-    r = mul_add(n, f(-kLn2Lo), r);
-    llvm::Value* p = mul_add(polynomial(kExpP, r), b_.CreateFMul(r, r), r);
-    p = b_.CreateFAdd(p, f(1.0f));
-    // 2^n in two factors: one alone would not reach the denormal results of n < -126.
-    llvm::Value* ni = b_.CreateSub(b_.CreateBitCast(t, int_type_), b_.CreateBitCast(f(kRound), int_type_));
+    llvm::Value* ni = exp_exponent(xc);
     llvm::Value* n1 = b_.CreateAShr(ni, i(1));
     llvm::Value* n2 = b_.CreateSub(ni, n1);
-    return b_.CreateFMul(b_.CreateFMul(p, power_of_two(n1)), power_of_two(n2));
+    return b_.CreateFMul(b_.CreateFMul(exp_mantissa(xc), power_of_two(n1)), power_of_two(n2));
+  }
+
+  // n = round(x / ln 2) as an integer, by adding 1.5 * 2^23: the sum's low mantissa bits are n.
+  static constexpr float kRound = 12582912.0f;
+  llvm::Value* exp_round(llvm::Value* x) { return mul_add(x, f(1.44269504f), f(kRound)); }
+  llvm::Value* exp_exponent(llvm::Value* x) {
+    return b_.CreateSub(b_.CreateBitCast(exp_round(x), int_type_), b_.CreateBitCast(f(kRound), int_type_));
+  }
+  // exp(r) = exp(x) / 2^n.
+  llvm::Value* exp_mantissa(llvm::Value* x) {
+    llvm::Value* n = b_.CreateFSub(exp_round(x), f(kRound));
+    llvm::Value* r = mul_add(n, f(-kLn2Hi), x);
+    r = mul_add(n, f(-kLn2Lo), r);
+    llvm::Value* p = mul_add(polynomial(kExpP, r), b_.CreateFMul(r, r), r);
+    return b_.CreateFAdd(p, f(1.0f));
   }
 
   llvm::Value* log(llvm::Value* x) {
