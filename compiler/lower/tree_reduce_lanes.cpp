@@ -20,9 +20,13 @@ struct LaneReduction {
   Expr part_base;
 };
 
-bool is_reduce_kind(NodeKind k) { return k == NodeKind::Add || k == NodeKind::Max || k == NodeKind::Min; }
+bool is_reduce_kind(NodeKind k) {
+  return k == NodeKind::Add || k == NodeKind::Max || k == NodeKind::Min;
+}
 
-Expr combine(NodeKind op, Expr a, Expr b) { return make_binary(op, std::move(a), std::move(b)); }
+Expr combine(NodeKind op, Expr a, Expr b) {
+  return make_binary(op, std::move(a), std::move(b));
+}
 
 // part_base when e is part[base + v] (or part[v + base], part[v]), with base free of v.
 std::optional<Expr> lane_offset(const Expr& index, const Var& v) {
@@ -55,8 +59,11 @@ std::optional<LaneReduction> match(const ForNode* loop) {
   }
   auto* update = body.back().as<BufferStoreNode>();
   if (!update || update->indices.size() != 1 || !update->value.dtype().is_scalar()) return std::nullopt;
+  // Indices that read no buffer: the tree reads them once, where the loop read them per step.
   const Expr& acc_index = update->indices[0];
-  if (uses_var(acc_index, v) || !is_reduce_kind(update->value->kind)) return std::nullopt;
+  if (uses_var(acc_index, v) || reads_buffer(acc_index) || !is_reduce_kind(update->value->kind)) {
+    return std::nullopt;
+  }
   if (init.defined()) {
     auto* init_store = init.as<BufferStoreNode>();
     if (!init_store || !init_store->buffer.same_as(update->buffer)) return std::nullopt;
@@ -64,14 +71,16 @@ std::optional<LaneReduction> match(const ForNode* loop) {
   auto [a, b] = binary_operands(update->value);
   auto is_acc = [&](const Expr& e) {
     auto* l = e.as<BufferLoadNode>();
-    return l && l->buffer.same_as(update->buffer) && l->indices.size() == 1 && structural_equal(l->indices[0], acc_index, /*map_vars=*/false);
+    return l && l->buffer.same_as(update->buffer) && l->indices.size() == 1 &&
+           structural_equal(l->indices[0], acc_index, /*map_vars=*/false);
   };
-  if (!a.defined() || is_acc(b)) std::swap(a, b);
-  if (!a.defined() || !is_acc(a)) return std::nullopt;
+  if (!a.defined()) return std::nullopt;
+  if (!is_acc(a)) std::swap(a, b);
+  if (!is_acc(a)) return std::nullopt;
   auto* element = b.as<BufferLoadNode>();
   if (!element || element->indices.size() != 1 || element->buffer.same_as(update->buffer)) return std::nullopt;
   std::optional<Expr> base = lane_offset(element->indices[0], v);
-  if (!base) return std::nullopt;
+  if (!base || reads_buffer(*base)) return std::nullopt;
   return LaneReduction{update->value->kind, update->buffer, acc_index, init, element->buffer, *base};
 }
 
@@ -86,8 +95,8 @@ Stmt tree(const LaneReduction& r, int64_t lanes) {
   Expr zero = make_const(DataType::int32(), int64_t{0});
   auto at = [&](int n) { return n == 1 ? zero : ramp(zero, make_const(DataType::int32(), int64_t{1}), n); };
   std::vector<Stmt> steps;
-  steps.push_back(store(partial, combine(r.op, slice(r.part, r.part_base, 0, half), slice(r.part, r.part_base, half, half)),
-                        {at(half)}));
+  steps.push_back(store(
+      partial, combine(r.op, slice(r.part, r.part_base, 0, half), slice(r.part, r.part_base, half, half)), {at(half)}));
   for (int n = half / 2; n >= 1; n /= 2) {
     steps.push_back(store(partial, combine(r.op, slice(partial, zero, 0, n), slice(partial, zero, n, n)), {at(n)}));
   }

@@ -25,7 +25,9 @@ PrimFunc lane_loop(NodeKind op, int64_t lanes, bool with_init, bool acc_first = 
   Stmt update = store(out, acc_first ? make_binary(op, acc, element) : make_binary(op, element, acc), {1});
   Stmt body = update;
   if (with_init) {
-    Expr init = reduce_identity(op == NodeKind::Add ? ReduceOp::Sum : op == NodeKind::Max ? ReduceOp::Max : ReduceOp::Min,
+    Expr init = reduce_identity(op == NodeKind::Add   ? ReduceOp::Sum
+                                : op == NodeKind::Max ? ReduceOp::Max
+                                                      : ReduceOp::Min,
                                 DataType::float32());
     body = seq({if_then_else(Expr(v) == 0, store(out, init, {1})), update});
   }
@@ -66,8 +68,8 @@ TEST(TreeReduceLanes, SumMinAndOperandOrderComputeTheSameValues) {
 
 TEST(TreeReduceLanes, LeavesOtherLoopsAlone) {
   // Not a power of two, too short, a product, a parallel loop.
-  for (PrimFunc f : {lane_loop(NodeKind::Add, 12, true), lane_loop(NodeKind::Add, 2, true),
-                     lane_loop(NodeKind::Mul, 16, false)}) {
+  for (PrimFunc f :
+       {lane_loop(NodeKind::Add, 12, true), lane_loop(NodeKind::Add, 2, true), lane_loop(NodeKind::Mul, 16, false)}) {
     EXPECT_TRUE(tree_reduce_lanes(f).body.same_as(f.body)) << f.body;
   }
   Buffer part("part", DataType::float32(), {16});
