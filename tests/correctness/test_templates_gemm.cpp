@@ -65,8 +65,8 @@ TEST_P(GemmTemplateDefaults, DefaultConfigIsTheExpertScheduleAndCorrect) {
   if (dense || matmul_kn) {
     EXPECT_EQ(c.knob_string("b_layout"), "panels");
     EXPECT_FALSE(c["pack_b"].get<bool>());
-    ops::GemmTiling tiling = ops::GemmTiling::for_target(host(), task->workload().get_int("M"),
-                                                         task->workload().get_int("N"));
+    ops::GemmTiling tiling =
+        ops::GemmTiling::for_target(host(), task->workload().get_int("M"), task->workload().get_int("N"));
     expert = with_knob(with_knob(c, "b_layout", dense ? "NK" : "KN"), "pack_b", tiling.pack_b);
   } else if (b_stored_transposed(*task)) {
     bool one_row_tile = task->workload().get_int("M") <= c.knob_int("mr");
@@ -96,8 +96,9 @@ TEST(GemmTemplate, SpaceOfALargeMatmulOnAvx2) {
   EXPECT_EQ(space.knob("nr").choices, (std::vector<json>{8, 16, 32}));  // not 24: 3 vectors
   EXPECT_EQ(space.knob("b_layout").choices, (std::vector<json>{"KN", "panels"}));
   EXPECT_EQ(space.size(), 12 * 3 * 4 * 2 * 2 * 2);
-  EXPECT_EQ(task->default_config().to_json()["knobs"],
-            json::parse(R"({"mr": 6, "nr": 16, "unroll_k": 1, "pack_b": false, "parallel": true, "b_layout": "panels"})"));
+  EXPECT_EQ(
+      task->default_config().to_json()["knobs"],
+      json::parse(R"({"mr": 6, "nr": 16, "unroll_k": 1, "pack_b": false, "parallel": true, "b_layout": "panels"})"));
 
   // 16 ymm registers: 6 x 16 needs 12 accumulators + 2 B vectors + 1 broadcast; 8 x 16 needs 19.
   Config big = space.from_json(
